@@ -1,0 +1,57 @@
+import { CORE_SCHEMA, dump, loadAll } from 'js-yaml';
+import { JSON_TYPE, YAML_TYPE, type Encoding } from './media-type.js';
+
+/**
+ * Serialization of JSON values to and from the wire encodings the server
+ * speaks. YAML output sorts keys like sigs.k8s.io/yaml (which round-trips
+ * through a Go map) so `-o yaml` style responses look as kube-apiserver's do.
+ */
+
+export function encode(value: unknown, encoding: Encoding, pretty = false): Buffer {
+  if (encoding === YAML_TYPE) return Buffer.from(toYaml(value));
+  return Buffer.from(pretty ? JSON.stringify(value, null, 2) + '\n' : JSON.stringify(value));
+}
+
+export function toYaml(value: unknown): string {
+  return dump(value, { sortKeys: true, lineWidth: -1, noRefs: true });
+}
+
+export class DecodeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DecodeError';
+  }
+}
+
+/** Decodes a request body; throws DecodeError with a message fit for a 400 Status. */
+export function decode(body: Buffer, encoding: Encoding): unknown {
+  const text = body.toString('utf8');
+  if (encoding === JSON_TYPE) {
+    try {
+      return JSON.parse(text);
+    } catch (err) {
+      throw new DecodeError(describeJsonError(text, err));
+    }
+  }
+  try {
+    // The core schema keeps timestamps as strings, as sigs.k8s.io/yaml's YAML→JSON
+    // conversion does; YAML 1.1 `yes`/`on` booleans are read as strings.
+    const docs = loadAll(text, { schema: CORE_SCHEMA });
+    const nonEmpty = docs.filter((d) => d !== null && d !== undefined);
+    if (nonEmpty.length > 1) throw new DecodeError('yaml: the request body contains more than one document');
+    return nonEmpty[0] ?? null;
+  } catch (err) {
+    if (err instanceof DecodeError) throw err;
+    throw new DecodeError(`error converting YAML to JSON: ${(err as Error).message.split('\n')[0]}`);
+  }
+}
+
+function describeJsonError(text: string, err: unknown): string {
+  const msg = (err as Error).message;
+  if (text.trim() === '') return 'Object \'Kind\' is missing in \'\'';
+  return `couldn't get version/kind; json parse error: ${msg}`;
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,68 @@
+import { isPlainObject } from '../codec/codec.js';
+import { negotiate } from '../codec/negotiate.js';
+import type { AdmissionChain } from '../admission/admission.js';
+import { apiVersionOf, cloneObject, metaOf, type KubeObject } from '../registry/object.js';
+import { badRequest } from '../server/errors.js';
+import { readObjectBody } from '../server/body.js';
+import { writeEncoded } from '../server/respond.js';
+import { renderObject } from './get.js';
+import { parseDryRun, parseFieldManager, parseFieldValidation, type OptionsKind } from './options.js';
+import type { ResourceScope } from './scope.js';
+
+/**
+ * Checks a decoded body against the endpoint: an object of the endpoint's
+ * kind and version (both may be omitted and are then defaulted), in the
+ * namespace of the path.
+ */
+export function checkBodyObject(scope: ResourceScope, body: unknown, expectKind = scope.info.kind, expectGroup = scope.info.group, expectVersion = scope.info.version): KubeObject {
+  if (!isPlainObject(body)) throw badRequest(`the body of the request is not a ${expectKind} object`);
+  const obj = body as KubeObject;
+  const expectedApiVersion = apiVersionOf(expectGroup, expectVersion);
+  if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== expectedApiVersion) {
+    throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expectedApiVersion})`);
+  }
+  if (obj.kind !== undefined && obj.kind !== '' && obj.kind !== expectKind) {
+    throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${expectKind})`);
+  }
+  if (obj.metadata !== undefined && !isPlainObject(obj.metadata)) throw badRequest('metadata must be an object');
+  const ns = obj.metadata?.namespace;
+  if (scope.info.namespaced && ns && scope.namespace && ns !== scope.namespace) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  const out = cloneObject(obj);
+  out.apiVersion = expectedApiVersion;
+  out.kind = expectKind;
+  return out;
+}
+
+export interface WriteOptions {
+  dryRun: boolean;
+  fieldManager: string | undefined;
+}
+
+export function parseWriteOptions(scope: ResourceScope, kind: OptionsKind): WriteOptions {
+  const q = scope.ctx.query;
+  parseFieldValidation(q);
+  return { dryRun: parseDryRun(q, kind), fieldManager: parseFieldManager(q, kind) };
+}
+
+export async function handleCreate(scope: ResourceScope, admission: AdmissionChain): Promise<void> {
+  const { ctx, info } = scope;
+  const neg = negotiate(ctx.header('accept'), { table: info.isObject, metadataAs: info.isObject ? 'PartialObjectMetadata' : undefined });
+  const opts = parseWriteOptions(scope, 'CreateOptions');
+  const obj = checkBodyObject(scope, await readObjectBody(ctx));
+  const meta = metaOf(obj);
+  if (info.namespaced) meta.namespace = scope.namespace;
+  await admission.run({
+    operation: 'CREATE',
+    resource: info,
+    subresource: '',
+    namespace: scope.namespace,
+    name: meta.name ?? '',
+    object: obj,
+    dryRun: opts.dryRun,
+    ...(ctx.user ? { user: ctx.user } : {}),
+  });
+  const created = await scope.store.create(scope.toStorage(obj), info.namespaced ? scope.namespace : undefined, { dryRun: opts.dryRun });
+  writeEncoded(ctx, 201, renderObject(scope, scope.toServed(created), neg.view), neg.encoding, neg.contentType);
+}

@@ -1,0 +1,136 @@
+import { badRequest, invalid, type FieldError } from '../server/errors.js';
+
+/**
+ * Query-parameter options of the write and read verbs (CreateOptions,
+ * UpdateOptions, PatchOptions, DeleteOptions, ListOptions) with kube's
+ * validation: bad values are 422 Invalid against `<Kind>Options.meta.k8s.io`
+ * (or 400 where kube-apiserver answers BadRequest).
+ */
+
+export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions' | 'ListOptions';
+
+function optionsInvalid(kind: OptionsKind, errs: FieldError[]): never {
+  throw invalid({ group: 'meta.k8s.io', kind }, '', errs);
+}
+
+/** `dryRun` is a list; the only member kube accepts is `All`. */
+export function parseDryRun(query: URLSearchParams, kind: OptionsKind, fromBody?: unknown): boolean {
+  const values = [...query.getAll('dryRun')];
+  if (Array.isArray(fromBody)) for (const v of fromBody) values.push(String(v));
+  if (values.length === 0) return false;
+  for (const v of values) {
+    if (v !== 'All') {
+      optionsInvalid(kind, [{ type: 'FieldValueNotSupported', field: 'dryRun', value: values, supported: ['All'] }]);
+    }
+  }
+  return true;
+}
+
+const FIELD_VALIDATION = ['Ignore', 'Warn', 'Strict'] as const;
+export type FieldValidation = (typeof FIELD_VALIDATION)[number];
+
+export function parseFieldValidation(query: URLSearchParams): FieldValidation {
+  const v = query.get('fieldValidation');
+  if (v === null || v === '') return 'Warn';
+  if ((FIELD_VALIDATION as readonly string[]).includes(v)) return v as FieldValidation;
+  throw badRequest(`fieldValidation: Unsupported value: "${v}": supported values: "Ignore", "Strict", "Warn"`);
+}
+
+/** fieldManager: at most 128 printable characters. */
+export function parseFieldManager(query: URLSearchParams, kind: OptionsKind): string | undefined {
+  const v = query.get('fieldManager');
+  if (v === null || v === '') return undefined;
+  if (v.length > 128) {
+    optionsInvalid(kind, [{ type: 'FieldValueTooLong', field: 'fieldManager', value: v, detail: 'may not be more than 128 bytes' }]);
+  }
+  for (const ch of v) {
+    const c = ch.codePointAt(0)!;
+    if (c < 0x20 || c === 0x7f) {
+      optionsInvalid(kind, [{ type: 'FieldValueInvalid', field: 'fieldManager', value: v, detail: 'must only contain printable characters' }]);
+    }
+  }
+  return v;
+}
+
+export function parseNonNegativeInt(query: URLSearchParams, name: string): number | undefined {
+  const v = query.get(name);
+  if (v === null || v === '') return undefined;
+  if (!/^-?\d+$/.test(v)) throw badRequest(`invalid value for ${name}: ${JSON.stringify(v)}: must be an integer`);
+  return Number(v);
+}
+
+/** A resourceVersion as a revision; 400 for text that is not a decimal revision. */
+export function parseResourceVersion(rv: string, field = 'resourceVersion'): number {
+  if (!/^\d+$/.test(rv) || (rv.length > 1 && rv.startsWith('0'))) {
+    throw badRequest(`${field}: Invalid value: "${rv}": strconv.ParseUint: parsing "${rv}": invalid syntax`);
+  }
+  const n = Number(rv);
+  if (!Number.isSafeInteger(n)) throw badRequest(`${field}: Invalid value: "${rv}": value out of range`);
+  return n;
+}
+
+export type ResourceVersionMatch = '' | 'Exact' | 'NotOlderThan';
+
+export interface ListParams {
+  resourceVersion: string | undefined;
+  resourceVersionMatch: ResourceVersionMatch;
+  limit: number;
+  continueToken: string | undefined;
+  labelSelector: string | undefined;
+  fieldSelector: string | undefined;
+  timeoutSeconds: number | undefined;
+  allowWatchBookmarks: boolean;
+  sendInitialEvents: boolean | undefined;
+}
+
+function boolParam(query: URLSearchParams, name: string): boolean | undefined {
+  const v = query.get(name);
+  if (v === null) return undefined;
+  const l = v.toLowerCase();
+  if (l === '' || l === 'true' || l === '1' || l === 't') return l !== '';
+  if (l === 'false' || l === '0' || l === 'f') return false;
+  throw badRequest(`invalid value for ${name}: ${JSON.stringify(v)}: must be a boolean`);
+}
+
+export function parseListParams(query: URLSearchParams, isWatch: boolean): ListParams {
+  const rvm = query.get('resourceVersionMatch') ?? '';
+  const params: ListParams = {
+    resourceVersion: query.get('resourceVersion') ?? undefined,
+    resourceVersionMatch: rvm as ResourceVersionMatch,
+    limit: parseNonNegativeInt(query, 'limit') ?? 0,
+    continueToken: query.get('continue') || undefined,
+    labelSelector: query.get('labelSelector') ?? undefined,
+    fieldSelector: query.get('fieldSelector') ?? undefined,
+    timeoutSeconds: parseNonNegativeInt(query, 'timeoutSeconds'),
+    allowWatchBookmarks: boolParam(query, 'allowWatchBookmarks') ?? false,
+    sendInitialEvents: boolParam(query, 'sendInitialEvents'),
+  };
+  if (params.resourceVersion === '') params.resourceVersion = undefined;
+  const errs: FieldError[] = [];
+  if (rvm !== '' && rvm !== 'Exact' && rvm !== 'NotOlderThan') {
+    errs.push({ type: 'FieldValueNotSupported', field: 'resourceVersionMatch', value: rvm, supported: ['Exact', 'NotOlderThan', ''] });
+  }
+  if (rvm && params.resourceVersion === undefined && !(isWatch && params.sendInitialEvents)) {
+    errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden unless resourceVersion is provided' });
+  }
+  if (rvm && params.continueToken) {
+    errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden when continue is provided' });
+  }
+  if (rvm === 'Exact' && params.resourceVersion === '0') {
+    errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"' });
+  }
+  if (params.sendInitialEvents !== undefined) {
+    if (!isWatch) errs.push({ type: 'FieldValueForbidden', field: 'sendInitialEvents', detail: 'sendInitialEvents is forbidden for list' });
+    else if (rvm !== 'NotOlderThan') {
+      errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan" });
+    }
+  } else if (isWatch && rvm) {
+    errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided' });
+  }
+  if (params.limit < 0) errs.push({ type: 'FieldValueInvalid', field: 'limit', value: params.limit, detail: 'must be greater than or equal to 0' });
+  if (errs.length > 0) optionsInvalid('ListOptions', errs);
+  if (params.continueToken && params.resourceVersion && params.resourceVersion !== '0') {
+    throw badRequest('specifying resource version is not allowed when using continue');
+  }
+  return params;
+}

@@ -1,0 +1,48 @@
+import type { ResourceInfo } from '../api/types.js';
+import { toServedVersion, toStorageVersion } from '../registry/convert.js';
+import type { KubeObject } from '../registry/object.js';
+import type { ResourceStore } from '../registry/resource-store.js';
+import type { GroupKind, GroupResource } from '../server/errors.js';
+import type { RequestContext } from '../server/context.js';
+import type { ResourceRequestInfo } from '../server/request-info.js';
+
+/**
+ * What a resource handler works on: the served resource (group, version,
+ * kind), the registry that stores it, and where in it the request points.
+ */
+export class ResourceScope {
+  constructor(
+    readonly ctx: RequestContext,
+    readonly request: ResourceRequestInfo,
+    readonly info: ResourceInfo,
+    readonly store: ResourceStore,
+  ) {}
+
+  get namespace(): string {
+    return this.request.namespace;
+  }
+
+  get name(): string {
+    return this.request.name;
+  }
+
+  get subresource(): string {
+    return this.request.subresource;
+  }
+
+  get groupResource(): GroupResource {
+    return { group: this.info.group, resource: this.info.name };
+  }
+
+  get groupKind(): GroupKind {
+    return { group: this.info.group, kind: this.info.kind };
+  }
+
+  toServed(obj: KubeObject): KubeObject {
+    return toServedVersion(obj, this.info);
+  }
+
+  toStorage(obj: KubeObject): KubeObject {
+    return toStorageVersion(obj, this.info);
+  }
+}

@@ -1,0 +1,42 @@
+import { negotiate } from '../codec/negotiate.js';
+import type { AdmissionChain } from '../admission/admission.js';
+import { metaOf } from '../registry/object.js';
+import { badRequest } from '../server/errors.js';
+import { readObjectBody } from '../server/body.js';
+import { writeEncoded } from '../server/respond.js';
+import { checkBodyObject, parseWriteOptions } from './create.js';
+import { renderObject } from './get.js';
+import type { ResourceScope } from './scope.js';
+
+/** PUT of a whole object (or of its status): an update, or a create where the type allows it. */
+export async function handleUpdate(scope: ResourceScope, admission: AdmissionChain): Promise<void> {
+  const { ctx, info } = scope;
+  const neg = negotiate(ctx.header('accept'), { table: info.isObject, metadataAs: info.isObject ? 'PartialObjectMetadata' : undefined });
+  const opts = parseWriteOptions(scope, 'UpdateOptions');
+  const obj = checkBodyObject(scope, await readObjectBody(ctx));
+  const meta = metaOf(obj);
+  if (meta.name !== scope.name) {
+    throw badRequest(`the name of the object (${meta.name ?? ''}) does not match the name on the URL (${scope.name})`);
+  }
+  if (info.namespaced) meta.namespace = scope.namespace;
+  const subresource = scope.subresource === 'status' ? 'status' : '';
+  const result = await scope.store.update(
+    info.namespaced ? scope.namespace : undefined,
+    { name: scope.name, dryRun: opts.dryRun, subresource },
+    async (current) => {
+      await admission.run({
+        operation: current ? 'UPDATE' : 'CREATE',
+        resource: info,
+        subresource,
+        namespace: scope.namespace,
+        name: scope.name,
+        object: obj,
+        ...(current ? { oldObject: scope.toServed(current) } : {}),
+        dryRun: opts.dryRun,
+        ...(ctx.user ? { user: ctx.user } : {}),
+      });
+      return scope.toStorage(obj);
+    },
+  );
+  writeEncoded(ctx, result.created ? 201 : 200, renderObject(scope, scope.toServed(result.object), neg.view), neg.encoding, neg.contentType);
+}

@@ -1,0 +1,99 @@
+import { negotiate } from '../codec/negotiate.js';
+import { parseIncludeObject, partialObjectMetadata, table } from '../codec/views.js';
+import { notAcceptable, ApiError } from '../server/errors.js';
+import { ADVERTISED_TYPES, JSON_TYPE } from '../codec/media-type.js';
+import type { KubeObject } from '../registry/object.js';
+import type { WatchEvent, WatchOptions } from '../registry/resource-store.js';
+import { parseFieldSelector } from '../registry/selectors.js';
+import { tableConvertorFor } from '../registry/tables.js';
+import type { WatchHandle } from '../storage/store.js';
+import { listOptionsFor } from './list.js';
+import { parseListParams, parseResourceVersion } from './options.js';
+import type { ResourceScope } from './scope.js';
+
+/** kube-apiserver's --min-request-timeout: watches without timeoutSeconds end after 30–60 minutes. */
+const MIN_REQUEST_TIMEOUT_SECONDS = 1800;
+
+/**
+ * A watch: a chunked stream of `{"type","object"}` JSON documents, one per
+ * change, ended by timeoutSeconds, the client, or server shutdown.
+ */
+export async function handleWatch(scope: ResourceScope, shutdown: AbortSignal): Promise<void> {
+  const { ctx, info } = scope;
+  const neg = negotiate(ctx.header('accept'), { table: info.isObject, metadataAs: info.isObject ? 'PartialObjectMetadata' : undefined });
+  if (neg.encoding !== JSON_TYPE) throw notAcceptable(ADVERTISED_TYPES.filter((t) => t !== 'application/yaml'));
+  const params = parseListParams(ctx.query, true);
+  const list = listOptionsFor(scope, { ...params, limit: 0, continueToken: undefined, resourceVersion: undefined });
+  // A watch on one object's path is a watch of the collection with a name selector.
+  const fieldSelector = scope.name
+    ? parseFieldSelector([`metadata.name=${scope.name.replace(/([\\,=])/g, '\\$1')}`, params.fieldSelector].filter(Boolean).join(','))
+    : list.fieldSelector;
+  const opts: WatchOptions = {};
+  if (list.namespace) opts.namespace = list.namespace;
+  if (list.labelSelector) opts.labelSelector = list.labelSelector;
+  if (fieldSelector) opts.fieldSelector = fieldSelector;
+  const rv = params.resourceVersion;
+  if (rv !== undefined && rv !== '0') opts.afterRevision = parseResourceVersion(rv);
+
+  const includeObject = parseIncludeObject(ctx.query.get('includeObject'));
+  const convertor = tableConvertorFor(info.group, info.name);
+  let sentHeaders = false;
+  const render = (obj: KubeObject): unknown => {
+    const served = scope.toServed(obj);
+    if (neg.view.kind === 'metadata') return partialObjectMetadata(served, neg.view.version);
+    if (neg.view.kind === 'table') {
+      const t = table([served], convertor, { version: neg.view.version, includeObject, omitHeaders: sentHeaders, listMeta: { resourceVersion: served.metadata?.resourceVersion ?? '' } });
+      sentHeaders = true;
+      return t;
+    }
+    return served;
+  };
+
+  const res = ctx.res;
+  let handle: WatchHandle | undefined;
+  let finished = false;
+  let timer: NodeJS.Timeout | undefined;
+  const finish = (): void => {
+    if (finished) return;
+    finished = true;
+    if (timer) clearTimeout(timer);
+    handle?.stop();
+    shutdown.removeEventListener('abort', finish);
+    if (!res.writableEnded) res.end();
+  };
+  const writeEvents = (events: WatchEvent[]): void => {
+    if (finished) return;
+    let chunk = '';
+    for (const e of events) chunk += JSON.stringify({ type: e.type, object: render(e.object) }) + '\n';
+    res.write(chunk);
+  };
+
+  res.writeHead(200, {
+    'Content-Type': neg.contentType,
+    'Cache-Control': 'no-cache, private',
+    'Audit-Id': ctx.auditId,
+    'Transfer-Encoding': 'chunked',
+  });
+  res.flushHeaders();
+  ctx.req.socket.setNoDelay(true);
+  ctx.req.on('close', finish);
+  res.on('close', finish);
+  shutdown.addEventListener('abort', finish);
+  const seconds = params.timeoutSeconds ?? Math.floor(MIN_REQUEST_TIMEOUT_SECONDS * (1 + Math.random()));
+  timer = setTimeout(finish, seconds * 1000);
+
+  try {
+    handle = await scope.store.watch(opts, {
+      onEvents: writeEvents,
+      onEnd: (err) => {
+        if (err && !finished) res.write(JSON.stringify({ type: 'ERROR', object: err.status }) + '\n');
+        finish();
+      },
+    });
+    if (finished) handle.stop();
+  } catch (err) {
+    if (err instanceof ApiError && !finished) res.write(JSON.stringify({ type: 'ERROR', object: err.status }) + '\n');
+    finish();
+    if (!(err instanceof ApiError)) throw err;
+  }
+}

@@ -1,0 +1,76 @@
+import { conflict, notFound } from '../server/errors.js';
+import { cloneObject, metaOf, nowTimestamp, type KubeObject } from './object.js';
+import { ResourceStore, type DeleteOptions, type DeleteResult, type UpdateResult } from './resource-store.js';
+
+/**
+ * Namespaces delete in two steps, as kube-apiserver's namespace registry does:
+ * the first DELETE only marks the namespace Terminating; the namespace
+ * controller empties it, removes the `kubernetes` entry of spec.finalizers
+ * through the finalize subresource, and deletes it again, which removes it.
+ */
+
+export const NAMESPACE_FINALIZER = 'kubernetes';
+
+const PURGE_MESSAGE =
+  'The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.';
+
+function specFinalizers(ns: KubeObject): string[] {
+  const spec = ns.spec as { finalizers?: unknown } | undefined;
+  return Array.isArray(spec?.finalizers) ? (spec!.finalizers as string[]) : [];
+}
+
+export class NamespaceStore extends ResourceStore {
+  protected override hasPendingFinalizers(obj: KubeObject): boolean {
+    return super.hasPendingFinalizers(obj) || specFinalizers(obj).length > 0;
+  }
+
+  override async delete(_namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
+    const current = await this.get(undefined, name);
+    const meta = current.metadata!;
+    const pre = opts.preconditions;
+    if (pre?.uid && pre.uid !== meta.uid) {
+      throw conflict(this.groupResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid}`);
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+      throw conflict(this.groupResource, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in meta: ${meta.resourceVersion}`);
+    }
+    if (!meta.deletionTimestamp) {
+      const result = await this.update(
+        undefined,
+        {
+          name,
+          dryRun: !!opts.dryRun,
+          subresource: 'internal',
+          mutateSystemFields: (next) => {
+            const m = metaOf(next);
+            if (!m.deletionTimestamp) m.deletionTimestamp = nowTimestamp();
+            if (m.deletionGracePeriodSeconds === undefined) m.deletionGracePeriodSeconds = 0;
+          },
+        },
+        (cur) => {
+          if (!cur) throw notFound(this.groupResource, name);
+          const next = cloneObject(cur);
+          delete metaOf(next).resourceVersion;
+          next.status = { ...((next.status as object | undefined) ?? {}), phase: 'Terminating' };
+          return next;
+        },
+      );
+      return { object: result.object, deleted: false };
+    }
+    if (specFinalizers(current).length > 0) throw conflict(this.groupResource, name, PURGE_MESSAGE);
+    return super.delete(undefined, name, opts);
+  }
+
+  /** PUT …/namespaces/<name>/finalize: only spec.finalizers changes. */
+  async finalize(name: string, finalizers: string[], opts: { dryRun?: boolean; resourceVersion?: string }): Promise<UpdateResult> {
+    return this.update(undefined, { name, dryRun: !!opts.dryRun, subresource: 'internal' }, (cur) => {
+      if (!cur) throw notFound(this.groupResource, name);
+      const next = cloneObject(cur);
+      const meta = metaOf(next);
+      if (opts.resourceVersion) meta.resourceVersion = opts.resourceVersion;
+      else delete meta.resourceVersion;
+      next.spec = { ...((next.spec as object | undefined) ?? {}), finalizers };
+      return next;
+    });
+  }
+}

@@ -1,0 +1,563 @@
+import { randomUUID } from 'node:crypto';
+import type { KeyValue, Store, StoreEvent, WatchHandle } from '../storage/store.js';
+import { isStoreError } from '../storage/store.js';
+import {
+  ApiError,
+  alreadyExists,
+  conflict,
+  gone,
+  invalid,
+  notFound,
+  type FieldError,
+  type GroupResource,
+} from '../server/errors.js';
+import { cloneObject, jsonEqual, metaOf, nowTimestamp, type KubeObject } from './object.js';
+import type { Strategy } from './strategy.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from './validate-meta.js';
+import type { FieldSelector, LabelSelector } from './selectors.js';
+import { decodeContinue, encodeContinue } from './continue-token.js';
+
+/**
+ * The generic registry of one resource (kube-apiserver's genericregistry.Store):
+ * create / get / list / update / delete / watch over the MVCC store, with
+ * kube's metadata rules, optimistic concurrency, finalizers and graceful
+ * deletion. It works on objects in their storage version; conversion to the
+ * requested version is the handler's job.
+ */
+
+export interface ResourceDescriptor {
+  group: string;
+  resource: string;
+  /** Kind in the storage version, for Invalid errors. */
+  kind: string;
+  namespaced: boolean;
+  /** Storage key prefix, with trailing slash. */
+  prefix: string;
+  /** Field-selector values of an object. */
+  fields: (obj: KubeObject) => Record<string, string>;
+}
+
+export interface ListOptions {
+  namespace?: string;
+  labelSelector?: LabelSelector;
+  fieldSelector?: FieldSelector;
+  limit?: number;
+  continueToken?: string;
+  /** Revision to read at exactly (Exact semantics), when set. */
+  exactRevision?: number;
+  /** Minimum revision the result must reflect (NotOlderThan), when set. */
+  minRevision?: number;
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  resourceVersion: string;
+  continueToken?: string;
+  remainingItemCount?: number;
+}
+
+export type UpdateMode = '' | 'status' | 'internal';
+
+export interface UpdateOptions {
+  dryRun?: boolean;
+  /**
+   * `status` writes only status; '' writes everything but status (when split);
+   * `internal` is a trusted server-side write of the whole object.
+   */
+  subresource?: UpdateMode;
+  /** Server-side changes to system fields (e.g. deletionTimestamp), applied after the client's. */
+  mutateSystemFields?: (next: KubeObject) => void;
+  /** Name from the URL, used when the update creates the object. */
+  name: string;
+}
+
+/** Computes the desired object from the current one (undefined when absent). May throw ApiError. */
+export type UpdateFunc = (current: KubeObject | undefined) => KubeObject | Promise<KubeObject>;
+
+export interface UpdateResult {
+  object: KubeObject;
+  created: boolean;
+}
+
+export interface DeleteOptions {
+  dryRun?: boolean;
+  gracePeriodSeconds?: number;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: string;
+}
+
+export interface DeleteResult {
+  object: KubeObject;
+  /** True when the object is gone from storage, false when it is Terminating. */
+  deleted: boolean;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchEvent {
+  type: WatchEventType;
+  object: KubeObject;
+}
+
+export interface WatchOptions {
+  namespace?: string;
+  labelSelector?: LabelSelector;
+  fieldSelector?: FieldSelector;
+  /** Start after this revision; undefined = synthetic ADDED for the current state first. */
+  afterRevision?: number;
+}
+
+export interface WatchSink {
+  onEvents(events: WatchEvent[]): void;
+  /** The watch cannot go on: an ERROR event carrying this Status was (or should be) sent. */
+  onEnd(err?: ApiError): void;
+}
+
+const GENERATE_NAME_ATTEMPTS = 8;
+const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const GENERATE_SUFFIX_LENGTH = 5;
+const MAX_GENERATED_NAME_BASE = 63 - GENERATE_SUFFIX_LENGTH;
+const UPDATE_RETRIES = 16;
+
+export function generateName(base: string): string {
+  const b = base.length > MAX_GENERATED_NAME_BASE ? base.slice(0, MAX_GENERATED_NAME_BASE) : base;
+  let suffix = '';
+  for (let i = 0; i < GENERATE_SUFFIX_LENGTH; i++) suffix += GENERATE_ALPHABET[Math.floor(Math.random() * GENERATE_ALPHABET.length)];
+  return b + suffix;
+}
+
+export class ResourceStore {
+  constructor(
+    readonly desc: ResourceDescriptor,
+    readonly strategy: Strategy,
+    private readonly store: Store,
+  ) {}
+
+  get groupResource(): GroupResource {
+    return { group: this.desc.group, resource: this.desc.resource };
+  }
+
+  key(namespace: string | undefined, name: string): string {
+    return this.desc.namespaced ? `${this.desc.prefix}${namespace}/${name}` : `${this.desc.prefix}${name}`;
+  }
+
+  listPrefix(namespace?: string): string {
+    return this.desc.namespaced && namespace ? `${this.desc.prefix}${namespace}/` : this.desc.prefix;
+  }
+
+  /** Decodes a stored value and stamps the revision as resourceVersion. */
+  decode(kv: KeyValue, revision = kv.modRevision): KubeObject {
+    let obj: KubeObject;
+    try {
+      obj = JSON.parse(kv.value) as KubeObject;
+    } catch (err) {
+      throw new ApiError({
+        message: `Internal error occurred: unable to decode an object stored at ${kv.key}: ${(err as Error).message}`,
+        reason: 'InternalError',
+        details: { causes: [{ message: `unable to decode object at key ${kv.key}` }] },
+        code: 500,
+      });
+    }
+    metaOf(obj).resourceVersion = String(revision);
+    return obj;
+  }
+
+  private encode(obj: KubeObject): string {
+    // Like kube-apiserver, the stored bytes carry no resourceVersion: the
+    // store's revision is the source of truth.
+    const meta = obj.metadata;
+    if (!meta || meta.resourceVersion === undefined) return JSON.stringify(obj);
+    const { resourceVersion: _rv, ...rest } = meta;
+    return JSON.stringify({ ...obj, metadata: rest });
+  }
+
+  async get(namespace: string | undefined, name: string, minRevision?: number): Promise<KubeObject> {
+    if (minRevision !== undefined) await this.waitForRevision(minRevision);
+    const kv = await this.store.get(this.key(namespace, name));
+    if (!kv) throw notFound(this.groupResource, name);
+    return this.decode(kv);
+  }
+
+  /** Waits briefly for the store to reach `revision`; 504 "Too large resource version" otherwise. */
+  async waitForRevision(revision: number): Promise<void> {
+    const deadline = Date.now() + 3000;
+    for (;;) {
+      const current = await this.store.currentRevision();
+      if (current >= revision) return;
+      if (Date.now() > deadline) {
+        throw new ApiError(
+          {
+            message: `Too large resource version: ${revision}, current: ${current}`,
+            reason: 'Timeout',
+            details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
+            code: 504,
+          },
+          { 'Retry-After': '1' },
+        );
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  async list(opts: ListOptions): Promise<ListResult> {
+    const prefix = this.listPrefix(opts.namespace);
+    let revision: number | undefined = opts.exactRevision;
+    let startKey: string | undefined;
+    if (opts.continueToken) {
+      const token = decodeContinue(opts.continueToken);
+      revision = token.revision;
+      startKey = prefix + token.start;
+    }
+    if (opts.minRevision !== undefined) await this.waitForRevision(opts.minRevision);
+    if (revision !== undefined && revision > 0) {
+      if (revision < this.store.compactedRevision()) {
+        if (opts.continueToken) {
+          throw gone(
+            'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+            'Expired',
+          );
+        }
+        throw gone(`too old resource version: ${revision} (${this.store.compactedRevision()})`, 'Expired');
+      }
+      await this.waitForRevision(revision);
+    }
+    const filtering = !!(opts.labelSelector && !opts.labelSelector.empty) || !!(opts.fieldSelector && !opts.fieldSelector.empty);
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+    // One extra key tells whether a continue token is needed; with selectors,
+    // read bigger pages until the limit is filled with matches, as the etcd3
+    // store does, so a chunk is never short while more matches exist.
+    const pageSize = limit === 0 ? 0 : filtering ? Math.max(limit + 1, 500) : limit + 1;
+    const items: KubeObject[] = [];
+    let readRevision: number | undefined = revision && revision > 0 ? revision : undefined;
+    let nextStart = startKey;
+    let lastKey: string | undefined;
+    let remainingKeys: number | undefined;
+    for (;;) {
+      const page = await this.store.list(prefix, {
+        ...(readRevision !== undefined ? { revision: readRevision } : {}),
+        ...(nextStart !== undefined ? { startKey: nextStart } : {}),
+        ...(pageSize ? { limit: pageSize } : {}),
+      });
+      readRevision = page.revision;
+      for (let i = 0; i < page.items.length; i++) {
+        const kv = page.items[i]!;
+        if (limit && items.length === limit) {
+          remainingKeys = page.items.length - i + page.remaining;
+          break;
+        }
+        lastKey = kv.key;
+        const obj = this.decode(kv);
+        if (this.matches(obj, opts.labelSelector, opts.fieldSelector)) items.push(obj);
+      }
+      if (remainingKeys !== undefined || page.remaining === 0 || page.items.length === 0) break;
+      nextStart = page.items[page.items.length - 1]!.key + '\u0000';
+    }
+    const result: ListResult = { items, resourceVersion: String(readRevision) };
+    if (remainingKeys !== undefined && lastKey !== undefined) {
+      result.continueToken = encodeContinue({ revision: readRevision, start: lastKey.slice(prefix.length) + '\u0000' });
+      if (!filtering) result.remainingItemCount = remainingKeys;
+    }
+    return result;
+  }
+
+  matches(obj: KubeObject, labels?: LabelSelector, fields?: FieldSelector): boolean {
+    if (labels && !labels.empty && !labels.matches(obj.metadata?.labels)) return false;
+    if (fields && !fields.empty && !fields.matches(this.desc.fields(obj))) return false;
+    return true;
+  }
+
+  /** Fills server-set metadata and runs create validation; returns the object to store. */
+  prepareCreate(input: KubeObject, namespace: string | undefined): KubeObject {
+    const obj = cloneObject(input);
+    const meta = metaOf(obj);
+    if (this.desc.namespaced) meta.namespace = namespace;
+    else delete meta.namespace;
+    if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
+    meta.uid = randomUUID();
+    meta.creationTimestamp = nowTimestamp();
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    delete meta.resourceVersion;
+    if (this.strategy.tracksGeneration) meta.generation = 1;
+    else delete meta.generation;
+    if (this.strategy.hasStatusSubresource) {
+      const initial = this.strategy.initialStatus?.(obj);
+      if (initial === undefined) delete obj.status;
+      else obj.status = initial;
+    }
+    this.strategy.prepareForCreate?.(obj);
+    const errs: FieldError[] = [
+      ...validateObjectMeta(meta, { namespaced: this.desc.namespaced, nameRule: this.strategy.nameRule }),
+      ...(this.strategy.validate?.(obj) ?? []),
+    ];
+    if (errs.length > 0) throw invalid({ group: this.desc.group, kind: this.desc.kind }, meta.name ?? '', errs);
+    return obj;
+  }
+
+  async create(input: KubeObject, namespace: string | undefined, opts: { dryRun?: boolean } = {}): Promise<KubeObject> {
+    const usesGenerateName = !input.metadata?.name && !!input.metadata?.generateName;
+    for (let attempt = 0; ; attempt++) {
+      const obj = this.prepareCreate(input, namespace);
+      const meta = metaOf(obj);
+      const key = this.key(namespace, meta.name!);
+      if (opts.dryRun) {
+        if (await this.store.get(key)) throw alreadyExists(this.groupResource, meta.name!);
+        return obj;
+      }
+      try {
+        const kv = await this.store.create(key, this.encode(obj));
+        return this.decode(kv);
+      } catch (err) {
+        if (isStoreError(err, 'KeyExists')) {
+          if (usesGenerateName && attempt + 1 < GENERATE_NAME_ATTEMPTS) continue;
+          throw alreadyExists(this.groupResource, meta.name!);
+        }
+        throw err;
+      }
+    }
+  }
+
+  /**
+   * Read-modify-write with optimistic concurrency: `tryUpdate` computes the
+   * new object from the current one; a write race re-runs it on fresh state.
+   * A client-supplied resourceVersion that is not the current one is a 409.
+   */
+  async update(namespace: string | undefined, opts: UpdateOptions, tryUpdate: UpdateFunc): Promise<UpdateResult> {
+    const key = this.key(namespace, opts.name);
+    for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
+      const kv = await this.store.get(key);
+      if (!kv) {
+        if (!this.strategy.allowCreateOnUpdate || opts.subresource) throw notFound(this.groupResource, opts.name);
+        const desired = await tryUpdate(undefined);
+        if (desired.metadata?.resourceVersion) throw notFound(this.groupResource, opts.name);
+        try {
+          const created = await this.create({ ...desired, metadata: { ...metaOf(desired), name: opts.name } }, namespace, { dryRun: !!opts.dryRun });
+          return { object: created, created: true };
+        } catch (err) {
+          if (err instanceof ApiError && err.reason === 'AlreadyExists') continue;
+          throw err;
+        }
+      }
+      const current = this.decode(kv);
+      const desired = await tryUpdate(current);
+      const next = this.prepareUpdate(desired, current, opts.subresource ?? '', opts.mutateSystemFields);
+      const nextMeta = metaOf(next);
+      const requestedRv = desired.metadata?.resourceVersion;
+      if (requestedRv) {
+        if (requestedRv !== current.metadata!.resourceVersion) throw conflict(this.groupResource, opts.name);
+      } else if (!this.strategy.allowUnconditionalUpdate) {
+        throw invalid({ group: this.desc.group, kind: this.desc.kind }, opts.name, [
+          { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' },
+        ]);
+      }
+      delete nextMeta.resourceVersion;
+      const unchanged = jsonEqual(next, { ...current, metadata: { ...current.metadata, resourceVersion: undefined } });
+      if (unchanged) return { object: current, created: false };
+      if (opts.dryRun) {
+        nextMeta.resourceVersion = current.metadata!.resourceVersion;
+        return { object: next, created: false };
+      }
+      // An update that leaves a Terminating object without finalizers deletes it
+      // (genericregistry's ShouldDeleteDuringUpdate).
+      const curMeta = current.metadata!;
+      if (!this.hasPendingFinalizers(next) && curMeta.deletionTimestamp && !curMeta.deletionGracePeriodSeconds) {
+        try {
+          await this.store.delete(key, kv.modRevision);
+        } catch (err) {
+          if (isStoreError(err, 'Conflict') || isStoreError(err, 'NotFound')) continue;
+          throw err;
+        }
+        nextMeta.resourceVersion = curMeta.resourceVersion;
+        return { object: next, created: false };
+      }
+      try {
+        const written = await this.store.update(key, this.encode(next), kv.modRevision);
+        return { object: this.decode(written), created: false };
+      } catch (err) {
+        if (isStoreError(err, 'Conflict')) continue;
+        if (isStoreError(err, 'NotFound')) continue;
+        throw err;
+      }
+    }
+    throw conflict(this.groupResource, opts.name, 'too many concurrent updates, please retry');
+  }
+
+  /** Finalizers that keep a Terminating object stored (namespaces add spec.finalizers). */
+  protected hasPendingFinalizers(obj: KubeObject): boolean {
+    return (obj.metadata?.finalizers?.length ?? 0) > 0;
+  }
+
+  /** The stored form of an update: system fields kept, status split, generation, validation. */
+  prepareUpdate(desired: KubeObject, current: KubeObject, mode: UpdateMode, mutateSystemFields?: (next: KubeObject) => void): KubeObject {
+    let next: KubeObject;
+    const curMeta = current.metadata!;
+    if (mode === 'status') {
+      next = cloneObject(current);
+      next.status = cloneObject(desired.status);
+      if (desired.status === undefined) delete next.status;
+      // The status write's resourceVersion is the client's precondition.
+      metaOf(next).resourceVersion = desired.metadata?.resourceVersion;
+    } else {
+      next = cloneObject(desired);
+      if (mode === '' && this.strategy.hasStatusSubresource) {
+        if (current.status === undefined) delete next.status;
+        else next.status = cloneObject(current.status);
+      }
+    }
+    const meta = metaOf(next);
+    if (!meta.uid) meta.uid = curMeta.uid;
+    if (meta.uid !== curMeta.uid) {
+      throw conflict(this.groupResource, curMeta.name!, `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${curMeta.uid}`);
+    }
+    if (!meta.namespace && this.desc.namespaced) meta.namespace = curMeta.namespace;
+    // Server-owned timestamps cannot be changed by clients; kube resets them.
+    meta.creationTimestamp = curMeta.creationTimestamp;
+    if (curMeta.deletionTimestamp) meta.deletionTimestamp = curMeta.deletionTimestamp;
+    else delete meta.deletionTimestamp;
+    if (curMeta.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = curMeta.deletionGracePeriodSeconds;
+    else delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    if (this.strategy.tracksGeneration) {
+      const gen = curMeta.generation ?? 1;
+      meta.generation = mode !== 'status' && specChanged(next, current) ? gen + 1 : gen;
+    } else if (curMeta.generation !== undefined) {
+      meta.generation = curMeta.generation;
+    } else delete meta.generation;
+    if (mode === '') this.strategy.prepareForUpdate?.(next, current);
+    mutateSystemFields?.(next);
+    const errs: FieldError[] = [
+      ...validateObjectMetaUpdate(meta, curMeta),
+      ...validateObjectMeta(meta, { namespaced: this.desc.namespaced, nameRule: this.strategy.nameRule }),
+      ...(this.strategy.validateUpdate?.(next, current) ?? this.strategy.validate?.(next) ?? []),
+    ];
+    if (errs.length > 0) throw invalid({ group: this.desc.group, kind: this.desc.kind }, curMeta.name ?? '', errs);
+    return next;
+  }
+
+  /**
+   * Delete with kube's two phases: objects with finalizers (or a grace period)
+   * become Terminating; others are removed in this request.
+   */
+  async delete(namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
+      const kv = await this.store.get(key);
+      if (!kv) throw notFound(this.groupResource, name);
+      const current = this.decode(kv);
+      const meta = current.metadata!;
+      const pre = opts.preconditions;
+      if (pre?.uid && pre.uid !== meta.uid) {
+        throw conflict(this.groupResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid}`);
+      }
+      if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+        throw conflict(
+          this.groupResource,
+          name,
+          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in meta: ${meta.resourceVersion}`,
+        );
+      }
+      const grace = this.strategy.gracePeriodSeconds?.(current, opts.gracePeriodSeconds) ?? 0;
+      const pendingFinalizers = this.hasPendingFinalizers(current);
+      if (pendingFinalizers || grace > 0) {
+        if (meta.deletionTimestamp && (meta.deletionGracePeriodSeconds ?? 0) <= grace) {
+          return { object: current, deleted: false };
+        }
+        const next = cloneObject(current);
+        const nmeta = metaOf(next);
+        delete nmeta.resourceVersion;
+        const now = new Date();
+        if (!nmeta.deletionTimestamp || grace < (nmeta.deletionGracePeriodSeconds ?? 0)) {
+          nmeta.deletionTimestamp = nowTimestamp(new Date(now.getTime() + grace * 1000));
+        }
+        nmeta.deletionGracePeriodSeconds = grace;
+        if (opts.dryRun) {
+          nmeta.resourceVersion = meta.resourceVersion;
+          return { object: next, deleted: false };
+        }
+        try {
+          const written = await this.store.update(key, this.encode(next), kv.modRevision);
+          return { object: this.decode(written), deleted: false };
+        } catch (err) {
+          if (isStoreError(err, 'Conflict') || isStoreError(err, 'NotFound')) continue;
+          throw err;
+        }
+      }
+      if (opts.dryRun) return { object: current, deleted: true };
+      try {
+        await this.store.delete(key, kv.modRevision);
+        return { object: current, deleted: true };
+      } catch (err) {
+        if (isStoreError(err, 'Conflict')) continue;
+        if (isStoreError(err, 'NotFound')) throw notFound(this.groupResource, name);
+        throw err;
+      }
+    }
+    throw conflict(this.groupResource, name, 'too many concurrent updates, please retry');
+  }
+
+  /**
+   * Streams changes to `sink`. Without a start revision the current state is
+   * sent first as ADDED events. Objects that stop (start) matching the
+   * selectors are sent as DELETED (ADDED), as kube-apiserver's watch does.
+   */
+  async watch(opts: WatchOptions, sink: WatchSink): Promise<WatchHandle> {
+    const prefix = this.listPrefix(opts.namespace);
+    let after = opts.afterRevision;
+    if (after === undefined) {
+      const listed = await this.store.list(prefix);
+      after = listed.revision;
+      const initial: WatchEvent[] = [];
+      for (const kv of listed.items) {
+        const obj = this.decode(kv);
+        if (this.matches(obj, opts.labelSelector, opts.fieldSelector)) initial.push({ type: 'ADDED', object: obj });
+      }
+      if (initial.length > 0) sink.onEvents(initial);
+    } else if (after < this.store.compactedRevision()) {
+      throw gone(`too old resource version: ${after} (${this.store.compactedRevision()})`, 'Expired');
+    }
+    return this.store.watch(prefix, after, {
+      onEvents: (events) => {
+        const out: WatchEvent[] = [];
+        for (const e of events) {
+          const w = this.toWatchEvent(e, opts);
+          if (w) out.push(w);
+        }
+        if (out.length > 0) sink.onEvents(out);
+      },
+      onError: (err) => {
+        if (err.code === 'Compacted') sink.onEnd(gone(`too old resource version: ${after} (${err.compactedRevision ?? 0})`, 'Expired'));
+        else sink.onEnd();
+      },
+    });
+  }
+
+  private toWatchEvent(e: StoreEvent, opts: WatchOptions): WatchEvent | undefined {
+    if (e.type === 'delete') {
+      const prev = this.decode(e.prevKv!, e.revision);
+      return this.matches(prev, opts.labelSelector, opts.fieldSelector) ? { type: 'DELETED', object: prev } : undefined;
+    }
+    const obj = this.decode(e.kv!);
+    const nowMatches = this.matches(obj, opts.labelSelector, opts.fieldSelector);
+    if (!e.prevKv) return nowMatches ? { type: 'ADDED', object: obj } : undefined;
+    const selecting = (opts.labelSelector && !opts.labelSelector.empty) || (opts.fieldSelector && !opts.fieldSelector.empty);
+    const wasMatching = selecting ? this.matches(this.decode(e.prevKv), opts.labelSelector, opts.fieldSelector) : true;
+    if (nowMatches && wasMatching) return { type: 'MODIFIED', object: obj };
+    if (nowMatches) return { type: 'ADDED', object: obj };
+    if (wasMatching) return { type: 'DELETED', object: obj };
+    return undefined;
+  }
+
+  async currentRevision(): Promise<number> {
+    return this.store.currentRevision();
+  }
+}
+
+/** True when anything outside metadata and status differs (what bumps generation). */
+function specChanged(a: KubeObject, b: KubeObject): boolean {
+  const strip = (o: KubeObject): Record<string, unknown> => {
+    const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
+    return rest;
+  };
+  return !jsonEqual(strip(a), strip(b));
+}

@@ -1,0 +1,44 @@
+import type { FieldError } from '../server/errors.js';
+import type { KubeObject } from './object.js';
+import type { NameRule } from './validate-meta.js';
+
+/**
+ * Per-resource behaviour of the generic store (kube-apiserver's
+ * RESTCreateStrategy / RESTUpdateStrategy / RESTDeleteStrategy): how names are
+ * validated, whether status is a separate subresource, how generation moves,
+ * type-specific preparation and validation, and graceful deletion.
+ */
+export interface Strategy {
+  nameRule: NameRule;
+  /** Set metadata.generation to 1 on create and bump it when anything but metadata/status changes. */
+  tracksGeneration: boolean;
+  /** Status is written only through the status subresource (and dropped from main-resource writes). */
+  hasStatusSubresource: boolean;
+  /** A PUT on a missing object creates it. */
+  allowCreateOnUpdate: boolean;
+  /** A PUT without metadata.resourceVersion overwrites unconditionally. */
+  allowUnconditionalUpdate: boolean;
+  /** DELETE answers with the deleted object rather than a Status. */
+  returnDeletedObject: boolean;
+  /** Status given to new objects of types with a status subresource. */
+  initialStatus?(obj: KubeObject): unknown;
+  prepareForCreate?(obj: KubeObject): void;
+  /** Called on main-resource updates after the status split. */
+  prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
+  validate?(obj: KubeObject): FieldError[];
+  validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /**
+   * Seconds a deletion waits before the object is removed (graceful deletion,
+   * e.g. pods bound to a node); 0 removes as soon as no finalizer is left.
+   */
+  gracePeriodSeconds?(obj: KubeObject, requested: number | undefined): number;
+}
+
+export const DEFAULT_STRATEGY: Strategy = {
+  nameRule: 'dns1123Subdomain',
+  tracksGeneration: false,
+  hasStatusSubresource: false,
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  returnDeletedObject: false,
+};

@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestInfo } from './request-info.js';
+
+/** Who made the request, as authentication established it. */
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** Everything a handler needs about one request; created once per request. */
+export class RequestContext {
+  readonly url: URL;
+  readonly query: URLSearchParams;
+  readonly auditId: string;
+  readonly started = process.hrtime.bigint();
+  user: UserInfo | undefined;
+  /** Warning header values to send with the response. */
+  readonly warnings: string[] = [];
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly info: RequestInfo,
+    url: URL,
+  ) {
+    this.url = url;
+    this.query = url.searchParams;
+    this.auditId = randomUUID();
+  }
+
+  get method(): string {
+    return (this.req.method ?? 'GET').toUpperCase();
+  }
+
+  header(name: string): string | undefined {
+    const v = this.req.headers[name.toLowerCase()];
+    return Array.isArray(v) ? v.join(', ') : v;
+  }
+
+  /** `pretty` query parameter (kube also pretty-prints for browsers; we keep to the parameter). */
+  get pretty(): boolean {
+    const p = this.query.get('pretty');
+    return p !== null && p !== '0' && p.toLowerCase() !== 'false';
+  }
+}

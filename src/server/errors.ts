@@ -1,0 +1,283 @@
+/**
+ * kube-apiserver's error vocabulary: every failure leaves the server as a
+ * `Status` object with the same reason, code, message and details kube-apiserver
+ * would send (k8s.io/apimachinery/pkg/api/errors), so clients that branch on
+ * them (kubectl, client-go's IsNotFound/IsConflict, retries) behave the same.
+ */
+
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+export interface Status {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: Record<string, unknown>;
+  status: 'Success' | 'Failure';
+  message?: string;
+  reason?: string;
+  details?: StatusDetails;
+  code: number;
+}
+
+/** A group-qualified resource, e.g. {group: 'apps', resource: 'deployments'}. */
+export interface GroupResource {
+  group: string;
+  resource: string;
+}
+
+/** A group-qualified kind, e.g. {group: 'apps', kind: 'Deployment'}. */
+export interface GroupKind {
+  group: string;
+  kind: string;
+}
+
+/** `deployments.apps`, or `pods` for the core group (GroupResource.String()). */
+export function qualifiedResource(gr: GroupResource): string {
+  return gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
+}
+
+/** `Deployment.apps`, or `Pod` for the core group (GroupKind.String()). */
+export function qualifiedKind(gk: GroupKind): string {
+  return gk.group ? `${gk.kind}.${gk.group}` : gk.kind;
+}
+
+export class ApiError extends Error {
+  readonly status: Status;
+  /** Extra response headers (e.g. Retry-After). */
+  readonly headers: Record<string, string>;
+
+  constructor(status: Omit<Status, 'kind' | 'apiVersion' | 'metadata' | 'status'>, headers: Record<string, string> = {}) {
+    super(status.message ?? status.reason ?? 'error');
+    this.name = 'ApiError';
+    this.status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', ...status };
+    this.headers = headers;
+  }
+
+  get code(): number {
+    return this.status.code;
+  }
+
+  get reason(): string | undefined {
+    return this.status.reason;
+  }
+}
+
+export function isApiError(err: unknown, reason?: string): err is ApiError {
+  return err instanceof ApiError && (reason === undefined || err.reason === reason);
+}
+
+function resourceDetails(gr: GroupResource, name?: string): StatusDetails {
+  const d: StatusDetails = {};
+  if (name) d.name = name;
+  if (gr.group) d.group = gr.group;
+  d.kind = gr.resource;
+  return d;
+}
+
+export function notFound(gr: GroupResource, name: string): ApiError {
+  return new ApiError({
+    message: `${qualifiedResource(gr)} "${name}" not found`,
+    reason: 'NotFound',
+    details: resourceDetails(gr, name),
+    code: 404,
+  });
+}
+
+export function alreadyExists(gr: GroupResource, name: string): ApiError {
+  return new ApiError({
+    message: `${qualifiedResource(gr)} "${name}" already exists`,
+    reason: 'AlreadyExists',
+    details: resourceDetails(gr, name),
+    code: 409,
+  });
+}
+
+export const OBJECT_MODIFIED = 'the object has been modified; please apply your changes to the latest version and try again';
+
+export function conflict(gr: GroupResource, name: string, why: string = OBJECT_MODIFIED): ApiError {
+  return new ApiError({
+    message: `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${why}`,
+    reason: 'Conflict',
+    details: resourceDetails(gr, name),
+    code: 409,
+  });
+}
+
+export function forbidden(gr: GroupResource, name: string, why: string, causes?: StatusCause[]): ApiError {
+  const target = name ? `${qualifiedResource(gr)} "${name}"` : qualifiedResource(gr);
+  const details = resourceDetails(gr, name);
+  if (causes) details.causes = causes;
+  return new ApiError({ message: `${target} is forbidden: ${why}`, reason: 'Forbidden', details, code: 403 });
+}
+
+export function badRequest(message: string): ApiError {
+  return new ApiError({ message, reason: 'BadRequest', code: 400 });
+}
+
+export function methodNotSupported(gr: GroupResource, action: string): ApiError {
+  const details: StatusDetails = {};
+  if (gr.group) details.group = gr.group;
+  details.kind = gr.resource;
+  return new ApiError({
+    message: `${action} is not supported on resources of kind "${qualifiedResource(gr)}"`,
+    reason: 'MethodNotAllowed',
+    details,
+    code: 405,
+  });
+}
+
+export function notAcceptable(accepted: string[]): ApiError {
+  return new ApiError({
+    message: `only the following media types are accepted: ${accepted.join(', ')}`,
+    reason: 'NotAcceptable',
+    code: 406,
+  });
+}
+
+export function unsupportedMediaType(contentType: string, accepted: string[]): ApiError {
+  return new ApiError({
+    message: `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+    reason: 'UnsupportedMediaType',
+    details: { causes: [{ reason: 'UnexpectedHeader', message: `unsupported media type "${contentType}"`, field: 'Content-Type' }] },
+    code: 415,
+  });
+}
+
+export function requestEntityTooLarge(limit: number): ApiError {
+  return new ApiError({
+    message: `Request entity too large: limit is ${limit}`,
+    reason: 'RequestEntityTooLarge',
+    code: 413,
+  });
+}
+
+export function internalError(err: unknown): ApiError {
+  const text = err instanceof Error ? err.message : String(err);
+  return new ApiError({
+    message: `Internal error occurred: ${text}`,
+    reason: 'InternalError',
+    details: { causes: [{ message: text }] },
+    code: 500,
+  });
+}
+
+export function serviceUnavailable(message: string): ApiError {
+  return new ApiError({ message, reason: 'ServiceUnavailable', code: 503 });
+}
+
+export function timeout(message: string, retryAfterSeconds?: number): ApiError {
+  const details: StatusDetails | undefined = retryAfterSeconds ? { retryAfterSeconds } : undefined;
+  return new ApiError(
+    { message, reason: 'Timeout', ...(details ? { details } : {}), code: 504 },
+    retryAfterSeconds ? { 'Retry-After': String(retryAfterSeconds) } : {},
+  );
+}
+
+export function gone(message: string, reason: 'Expired' | 'Gone' = 'Gone'): ApiError {
+  return new ApiError({ message, reason, code: 410 });
+}
+
+export function unauthorized(message = 'Unauthorized'): ApiError {
+  return new ApiError({ message, reason: 'Unauthorized', code: 401 });
+}
+
+export function tooManyRequests(message: string, retryAfterSeconds: number): ApiError {
+  return new ApiError(
+    { message, reason: 'TooManyRequests', details: { retryAfterSeconds }, code: 429 },
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
+}
+
+/** One field error, as k8s.io/apimachinery/pkg/util/validation/field.Error. */
+export interface FieldError {
+  type:
+    | 'FieldValueRequired'
+    | 'FieldValueInvalid'
+    | 'FieldValueNotSupported'
+    | 'FieldValueForbidden'
+    | 'FieldValueTooLong'
+    | 'FieldValueTooMany'
+    | 'FieldValueDuplicate'
+    | 'FieldValueTypeInvalid'
+    | 'InternalError';
+  field: string;
+  /** The offending value, rendered into the message (omitted for Required/Forbidden). */
+  value?: unknown;
+  detail?: string;
+  /** For NotSupported: the supported values. */
+  supported?: string[];
+}
+
+const FIELD_ERROR_LABEL: Record<FieldError['type'], string> = {
+  FieldValueRequired: 'Required value',
+  FieldValueInvalid: 'Invalid value',
+  FieldValueNotSupported: 'Unsupported value',
+  FieldValueForbidden: 'Forbidden',
+  FieldValueTooLong: 'Too long',
+  FieldValueTooMany: 'Too many',
+  FieldValueDuplicate: 'Duplicate value',
+  FieldValueTypeInvalid: 'Invalid value',
+  InternalError: 'Internal error',
+};
+
+/** Renders a value the way field.Error does (%#v-like for strings, plain for others). */
+function renderValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** The error body after the field path, e.g. `Invalid value: "x": must be ...` (field.Error.ErrorBody). */
+export function fieldErrorBody(e: FieldError): string {
+  let s = FIELD_ERROR_LABEL[e.type];
+  const withValue = e.type !== 'FieldValueRequired' && e.type !== 'FieldValueForbidden' && e.type !== 'InternalError' && e.type !== 'FieldValueTooMany';
+  if (withValue && 'value' in e) s += `: ${renderValue(e.value)}`;
+  if (e.type === 'FieldValueNotSupported' && e.supported) {
+    s += `: supported values: ${e.supported.map((v) => JSON.stringify(v)).join(', ')}`;
+  } else if (e.detail) {
+    s += `: ${e.detail}`;
+  }
+  return s;
+}
+
+export function fieldErrorString(e: FieldError): string {
+  return e.field ? `${e.field}: ${fieldErrorBody(e)}` : fieldErrorBody(e);
+}
+
+/** 422 Invalid, as errors.NewInvalid(qualifiedKind, name, errs). */
+export function invalid(gk: GroupKind, name: string, errs: FieldError[]): ApiError {
+  const causes: StatusCause[] = errs.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
+  const parts = errs.map(fieldErrorString);
+  const aggregate = parts.length === 1 ? parts[0]! : `[${parts.join(', ')}]`;
+  const details: StatusDetails = {};
+  if (name) details.name = name;
+  if (gk.group) details.group = gk.group;
+  details.kind = gk.kind;
+  details.causes = causes;
+  return new ApiError({
+    message: `${qualifiedKind(gk)} "${name}" is invalid: ${aggregate}`,
+    reason: 'Invalid',
+    details,
+    code: 422,
+  });
+}
+
+/** A successful Status, as returned by some deletes. */
+export function successStatus(details?: StatusDetails): Status {
+  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 };
+  if (details) s.details = details;
+  return s;
+}
