@@ -1,0 +1,390 @@
+/**
+ * /openapi/v2 and /openapi/v3 for the served APIs, as kube-apiserver 1.36
+ * serves them (kube-openapi handler semantics): documents are built lazily on
+ * first request, cached until the catalog changes, and answered with ETags,
+ * 304s, and — for v3 — hash-pinned immutable URLs with 301 redirects when the
+ * hash is stale.
+ *
+ * The HTTP layer calls `respondV2` / `respondV3` and writes the returned
+ * status, headers and body as they are.
+ */
+import { createHash } from 'node:crypto';
+
+import type { ApiCatalog } from './catalog.js';
+import type { DefinitionsFile } from './definitions-types.js';
+import { readGeneratedJson } from './files.js';
+import { canonicalJson, isJsonObject, sortKeysDeep, type Json, type JsonObject } from './json.js';
+import { encodeOpenApiV2Proto } from './openapi-proto.js';
+import { discoveryRootPaths, groupRootPath, groupVersionRootPath, resourcePaths } from './openapi-paths.js';
+import { convertDefinition, convertPathItem, referencedDefinitions } from './openapi-v3.js';
+
+export const OPENAPI_V2_PROTO_TYPE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+const V2_PROTO_SUBTYPES = ['com.github.proto-openapi.spec.v2@v1.0+protobuf', 'com.github.proto-openapi.spec.v2.v1.0+protobuf'];
+
+let cachedDefinitions: DefinitionsFile | undefined;
+
+/** The generated schema definitions and operation facts, parsed on first use. */
+export function loadDefinitions(): DefinitionsFile {
+  cachedDefinitions ??= readGeneratedJson<DefinitionsFile>('definitions.json');
+  return cachedDefinitions;
+}
+
+/** Encoded document with its kube-style ETag (uppercase hex SHA-512 of the JSON bytes, unquoted). */
+export interface EncodedDocument {
+  body: Buffer;
+  etag: string;
+  contentType: string;
+  lastModified: Date;
+}
+
+/** What the HTTP layer writes. */
+export interface OpenApiHttpResponse {
+  status: 200 | 301 | 304 | 404 | 406;
+  headers: Record<string, string>;
+  body?: Buffer;
+}
+
+export interface OpenApiRequest {
+  /** Request path, e.g. `/openapi/v3/apis/apps/v1` (query string excluded). */
+  path?: string;
+  /** The `hash` query parameter of /openapi/v3/<gv> requests. */
+  hash?: string | undefined;
+  accept?: string | undefined;
+  ifNoneMatch?: string | undefined;
+  ifModifiedSince?: string | undefined;
+}
+
+export interface OpenApiServiceOptions {
+  /** info.version of the documents; kube-apiserver uses its git version. */
+  gitVersion?: string;
+  definitions?: DefinitionsFile;
+}
+
+function sha512Hex(data: Buffer): string {
+  return createHash('sha512').update(data).digest('hex').toUpperCase();
+}
+
+interface AcceptClause {
+  type: string;
+  subtype: string;
+  q: number;
+  order: number;
+}
+
+function parseAccept(accept: string | undefined): AcceptClause[] {
+  const text = accept === undefined || accept.trim() === '' ? '*/*' : accept;
+  const out: AcceptClause[] = [];
+  text.split(',').forEach((raw, order) => {
+    const parts = raw.split(';').map((s) => s.trim());
+    const media = (parts.shift() ?? '').toLowerCase();
+    if (media === '') return;
+    const slash = media.indexOf('/');
+    const type = slash < 0 ? media : media.slice(0, slash);
+    const subtype = slash < 0 ? '' : media.slice(slash + 1);
+    let q = 1;
+    for (const p of parts) if (p.toLowerCase().startsWith('q=')) q = Number(p.slice(2)) || 0;
+    if (q > 0) out.push({ type, subtype, q, order });
+  });
+  // goautoneg: quality first, then more specific ranges, then the client's order.
+  const specificity = (c: AcceptClause): number => (c.type === '*' ? 0 : c.subtype === '*' ? 1 : 2);
+  return out.sort((a, b) => b.q - a.q || specificity(b) - specificity(a) || a.order - b.order);
+}
+
+function matches(clause: AcceptClause, subtype: string): boolean {
+  return (clause.type === 'application' || clause.type === '*') && (clause.subtype === subtype || clause.subtype === '*');
+}
+
+function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  const quoted = JSON.stringify(etag);
+  return ifNoneMatch.split(',').some((t) => {
+    const tag = t.trim().replace(/^W\//, '');
+    return tag === '*' || tag === quoted;
+  });
+}
+
+function notModifiedSince(ifModifiedSince: string | undefined, lastModified: Date): boolean {
+  if (ifModifiedSince === undefined) return false;
+  const since = Date.parse(ifModifiedSince);
+  // HTTP dates have second resolution.
+  return Number.isFinite(since) && Math.floor(lastModified.getTime() / 1000) * 1000 <= since;
+}
+
+/** Key of a v3 document for a non-resource path: `/logs/{logpath}` → `logs`. */
+function v3KeyOfNonResourcePath(path: string): string {
+  const segs = path.split('/').filter((s) => s !== '' && !s.startsWith('{'));
+  return segs.join('/');
+}
+
+interface Built {
+  generation: number;
+  /** Every served path with inline parameters, by path. */
+  inlinePaths: Record<string, JsonObject>;
+  /** v3 document key → paths in it. */
+  v3Keys: Map<string, string[]>;
+}
+
+export class OpenApiService {
+  private readonly defs: DefinitionsFile;
+  private readonly gitVersion: string;
+  private built: Built | undefined;
+  private v2: { generation: number; json: EncodedDocument; proto?: EncodedDocument } | undefined;
+  private v3: { generation: number; root: EncodedDocument; docs: Map<string, EncodedDocument> } | undefined;
+  private readonly v3Schemas = new Map<string, Json>();
+  private sharedByJson: Map<string, string> | undefined;
+
+  constructor(
+    private readonly catalog: ApiCatalog,
+    options: OpenApiServiceOptions = {},
+  ) {
+    this.defs = options.definitions ?? loadDefinitions();
+    this.gitVersion = options.gitVersion ?? `v${this.defs.kubernetesMinor}.0`;
+  }
+
+  // ---------------------------------------------------------------------------
+  // Building.
+
+  private build(): Built {
+    if (this.built?.generation === this.catalog.generation) return this.built;
+    const inlinePaths: Record<string, JsonObject> = {};
+    const v3Keys = new Map<string, string[]>();
+    const add = (key: string, paths: Record<string, JsonObject>): void => {
+      Object.assign(inlinePaths, paths);
+      const list = v3Keys.get(key) ?? [];
+      list.push(...Object.keys(paths));
+      v3Keys.set(key, list);
+    };
+    const roots = discoveryRootPaths();
+    add('api', { '/api/': roots['/api/'] as JsonObject });
+    add('apis', { '/apis/': roots['/apis/'] as JsonObject });
+    const ctx = { defs: this.defs };
+    for (const g of this.catalog.groups()) {
+      if (g.name !== '') add(`apis/${g.name}`, groupRootPath(g.name));
+      for (const v of g.versions) {
+        const key = g.name === '' ? `api/${v.version}` : `apis/${g.name}/${v.version}`;
+        const prefix = `/${key}`;
+        const paths: Record<string, JsonObject> = { ...groupVersionRootPath(g.name, v.version) };
+        for (const r of v.resources) Object.assign(paths, resourcePaths(ctx, prefix, r));
+        add(key, paths);
+      }
+    }
+    for (const [path, item] of Object.entries(this.defs.nonResourcePaths)) {
+      add(v3KeyOfNonResourcePath(path), { [path]: this.inlineParameters(item) });
+    }
+    this.built = { generation: this.catalog.generation, inlinePaths, v3Keys };
+    return this.built;
+  }
+
+  private inlineParameters(item: JsonObject): JsonObject {
+    const resolve = (list: Json | undefined): Json | undefined =>
+      Array.isArray(list)
+        ? list.map((p) => {
+            if (!isJsonObject(p) || typeof p['$ref'] !== 'string') return p;
+            return this.defs.sharedParameters[p['$ref'].replace('#/parameters/', '')] ?? p;
+          })
+        : list;
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(item)) {
+      if (k === 'parameters') out[k] = resolve(v) as Json;
+      else if (isJsonObject(v) && Array.isArray(v['parameters'])) out[k] = { ...v, parameters: resolve(v['parameters']) as Json };
+      else out[k] = v;
+    }
+    return out;
+  }
+
+  /** Replaces parameters equal to one of kube's shared parameters with a `#/parameters/` reference. */
+  private shareParameters(paths: Record<string, JsonObject>, used: Set<string>): Record<string, JsonObject> {
+    if (!this.sharedByJson) {
+      this.sharedByJson = new Map(Object.entries(this.defs.sharedParameters).map(([name, p]) => [canonicalJson(p), name]));
+    }
+    const byJson = this.sharedByJson;
+    const share = (list: Json | undefined): Json | undefined => {
+      if (!Array.isArray(list)) return list;
+      return list.map((p) => {
+        if (!isJsonObject(p) || p['$ref'] !== undefined) return p;
+        const name = byJson.get(canonicalJson(p));
+        if (name === undefined) return p;
+        used.add(name);
+        return { $ref: `#/parameters/${name}` };
+      });
+    };
+    const out: Record<string, JsonObject> = {};
+    for (const [path, item] of Object.entries(paths)) {
+      const copy: JsonObject = {};
+      for (const [k, v] of Object.entries(item)) {
+        if (k === 'parameters') copy[k] = share(v) as Json;
+        else if (isJsonObject(v) && Array.isArray(v['parameters'])) copy[k] = { ...v, parameters: share(v['parameters']) as Json };
+        else copy[k] = v;
+      }
+      out[path] = copy;
+    }
+    return out;
+  }
+
+  /** The Swagger 2.0 document as a JSON tree (keys sorted like Go's encoder). */
+  buildV2Document(): JsonObject {
+    const { inlinePaths } = this.build();
+    const used = new Set<string>();
+    const paths = this.shareParameters(inlinePaths, used);
+    const parameters: JsonObject = {};
+    for (const name of [...used].sort()) parameters[name] = this.defs.sharedParameters[name] as JsonObject;
+    const names = referencedDefinitions([paths, parameters], this.defs.definitions);
+    const definitions: JsonObject = {};
+    for (const name of [...names].sort()) {
+      const def = this.defs.definitions[name];
+      if (def) definitions[name] = def;
+    }
+    return sortKeysDeep({
+      definitions,
+      info: { title: 'Kubernetes', version: this.gitVersion },
+      parameters,
+      paths,
+      security: this.defs.security,
+      securityDefinitions: this.defs.securityDefinitions,
+      swagger: '2.0',
+    }) as JsonObject;
+  }
+
+  private v2Cache(): { json: EncodedDocument; proto?: EncodedDocument } {
+    if (this.v2?.generation === this.catalog.generation) return this.v2;
+    const body = Buffer.from(JSON.stringify(this.buildV2Document()));
+    this.v2 = {
+      generation: this.catalog.generation,
+      json: { body, etag: sha512Hex(body), contentType: 'application/json', lastModified: new Date() },
+    };
+    return this.v2;
+  }
+
+  /** /openapi/v2 as JSON. */
+  v2Json(): EncodedDocument {
+    return this.v2Cache().json;
+  }
+
+  /** /openapi/v2 as gnostic protobuf; same ETag as the JSON form (kube does the same, with Vary: Accept). */
+  v2Proto(): EncodedDocument {
+    const cache = this.v2Cache();
+    if (!cache.proto) {
+      const doc = JSON.parse(cache.json.body.toString('utf8')) as JsonObject;
+      cache.proto = { body: encodeOpenApiV2Proto(doc), etag: cache.json.etag, contentType: OPENAPI_V2_PROTO_TYPE, lastModified: cache.json.lastModified };
+    }
+    return cache.proto;
+  }
+
+  private v3Schema(name: string): Json {
+    let s = this.v3Schemas.get(name);
+    if (s === undefined) {
+      const def = this.defs.definitions[name];
+      s = def ? sortKeysDeep(convertDefinition({ definitions: this.defs.definitions }, name, def)) : {};
+      this.v3Schemas.set(name, s);
+    }
+    return s;
+  }
+
+  /** The OpenAPI 3.0 document of one key (`api/v1`, `apis/apps/v1`, `apis/apps`, `version`, ...) as a JSON tree. */
+  buildV3Document(key: string): JsonObject | undefined {
+    const built = this.build();
+    const pathList = built.v3Keys.get(key);
+    if (!pathList) return undefined;
+    const paths: JsonObject = {};
+    for (const p of [...pathList].sort()) paths[p] = convertPathItem(built.inlinePaths[p] as JsonObject);
+    const v2Paths = pathList.map((p) => built.inlinePaths[p] as JsonObject);
+    const schemas: JsonObject = {};
+    for (const name of [...referencedDefinitions(v2Paths, this.defs.definitions)].sort()) schemas[name] = this.v3Schema(name);
+    const securitySchemes: JsonObject = {};
+    for (const [name, def] of Object.entries(this.defs.securityDefinitions)) if (isJsonObject(def)) securitySchemes[name] = def;
+    return sortKeysDeep({
+      components: { schemas, securitySchemes },
+      info: { title: 'Kubernetes', version: this.gitVersion },
+      openapi: '3.0.0',
+      paths,
+      security: this.defs.security,
+    }) as JsonObject;
+  }
+
+  private v3Cache(): { root: EncodedDocument; docs: Map<string, EncodedDocument> } {
+    if (this.v3?.generation === this.catalog.generation) return this.v3;
+    const built = this.build();
+    const docs = new Map<string, EncodedDocument>();
+    const now = new Date();
+    const rootPaths: JsonObject = {};
+    for (const key of [...built.v3Keys.keys()].sort()) {
+      const body = Buffer.from(JSON.stringify(this.buildV3Document(key)));
+      const etag = sha512Hex(body);
+      docs.set(key, { body, etag, contentType: 'application/json', lastModified: now });
+      rootPaths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${etag}` };
+    }
+    const rootBody = Buffer.from(JSON.stringify({ paths: rootPaths }));
+    const root = { body: rootBody, etag: sha512Hex(rootBody), contentType: 'application/json', lastModified: now };
+    this.v3 = { generation: this.catalog.generation, root, docs };
+    return this.v3;
+  }
+
+  /** /openapi/v3 discovery document. */
+  v3Root(): EncodedDocument {
+    return this.v3Cache().root;
+  }
+
+  /** One /openapi/v3/<key> document, or undefined when not served. */
+  v3Document(key: string): EncodedDocument | undefined {
+    return this.v3Cache().docs.get(key);
+  }
+
+  // ---------------------------------------------------------------------------
+  // HTTP.
+
+  private serve(doc: EncodedDocument, req: OpenApiRequest, extra: Record<string, string> = {}): OpenApiHttpResponse {
+    const headers: Record<string, string> = {
+      'Content-Type': doc.contentType,
+      ETag: JSON.stringify(doc.etag),
+      'Last-Modified': doc.lastModified.toUTCString(),
+      ...extra,
+    };
+    if (etagMatches(req.ifNoneMatch, doc.etag) || (req.ifNoneMatch === undefined && notModifiedSince(req.ifModifiedSince, doc.lastModified))) {
+      delete headers['Content-Type'];
+      return { status: 304, headers };
+    }
+    return { status: 200, headers, body: doc.body };
+  }
+
+  /**
+   * GET /openapi/v2. JSON or gnostic protobuf by Accept; 406 (no body) when
+   * neither is acceptable, like kube-openapi.
+   */
+  respondV2(req: OpenApiRequest = {}): OpenApiHttpResponse {
+    for (const clause of parseAccept(req.accept)) {
+      if (matches(clause, 'json')) return this.serve(this.v2Json(), req, { Vary: 'Accept' });
+      if (V2_PROTO_SUBTYPES.some((s) => matches(clause, s))) return this.serve(this.v2Proto(), req, { Vary: 'Accept' });
+    }
+    return { status: 406, headers: { Vary: 'Accept' } };
+  }
+
+  /**
+   * GET /openapi/v3 and /openapi/v3/<key>. With `hash` equal to the current
+   * one the response is cacheable forever; with a stale hash it is a 301 to
+   * the current URL. Only JSON is offered (kube also offers a protobuf form;
+   * clients use JSON), so a protobuf-only Accept gets 406.
+   */
+  respondV3(req: OpenApiRequest): OpenApiHttpResponse {
+    const path = (req.path ?? '/openapi/v3').replace(/\/+$/, '');
+    if (path === '/openapi/v3') return this.serve(this.v3Root(), req);
+    if (!path.startsWith('/openapi/v3/')) return { status: 404, headers: {} };
+    const key = path.slice('/openapi/v3/'.length);
+    const doc = this.v3Document(key);
+    if (!doc) return { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: Buffer.from('404 page not found\n') };
+    if (!parseAccept(req.accept).some((c) => matches(c, 'json'))) return { status: 406, headers: { Vary: 'Accept' } };
+    if (req.hash !== undefined && req.hash !== '') {
+      if (req.hash !== doc.etag) {
+        const location = `/openapi/v3/${key}?hash=${doc.etag}`;
+        return {
+          status: 301,
+          headers: { Vary: 'Accept', Location: location, 'Content-Type': 'text/html; charset=utf-8' },
+          body: Buffer.from(`<a href="${location}">Moved Permanently</a>.\n\n`),
+        };
+      }
+      const expires = new Date(Date.now());
+      expires.setUTCFullYear(expires.getUTCFullYear() + 1);
+      return this.serve(doc, req, { Vary: 'Accept', 'Cache-Control': 'public, immutable', Expires: expires.toUTCString() });
+    }
+    return this.serve(doc, req, { Vary: 'Accept' });
+  }
+}
