@@ -11,8 +11,8 @@
 import { createHash } from 'node:crypto';
 
 import type { ApiCatalog } from './catalog.js';
+import { loadDefinitions } from './definitions.js';
 import type { DefinitionsFile } from './definitions-types.js';
-import { readGeneratedJson } from './files.js';
 import { canonicalJson, isJsonObject, sortKeysDeep, type Json, type JsonObject } from './json.js';
 import { encodeOpenApiV2Proto } from './openapi-proto.js';
 import { discoveryRootPaths, groupRootPath, groupVersionRootPath, resourcePaths } from './openapi-paths.js';
@@ -21,13 +21,7 @@ import { convertDefinition, convertPathItem, referencedDefinitions } from './ope
 export const OPENAPI_V2_PROTO_TYPE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 const V2_PROTO_SUBTYPES = ['com.github.proto-openapi.spec.v2@v1.0+protobuf', 'com.github.proto-openapi.spec.v2.v1.0+protobuf'];
 
-let cachedDefinitions: DefinitionsFile | undefined;
-
-/** The generated schema definitions and operation facts, parsed on first use. */
-export function loadDefinitions(): DefinitionsFile {
-  cachedDefinitions ??= readGeneratedJson<DefinitionsFile>('definitions.json');
-  return cachedDefinitions;
-}
+export { loadDefinitions } from './definitions.js';
 
 /** Encoded document with its kube-style ETag (uppercase hex SHA-512 of the JSON bytes, unquoted). */
 export interface EncodedDocument {

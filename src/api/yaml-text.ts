@@ -27,7 +27,11 @@ function emit(v: Json, indent: string, lines: string[], prefix: string): void {
     }
     if (prefix !== '') lines.push(prefix.trimEnd());
     for (const item of v) {
-      if (isJsonObject(item) || Array.isArray(item)) {
+      if (Array.isArray(item) && item.length === 0) {
+        lines.push(indent + '- []');
+      } else if (isJsonObject(item) && Object.keys(item).length === 0) {
+        lines.push(indent + '- {}');
+      } else if (isJsonObject(item) || Array.isArray(item)) {
         const sub: string[] = [];
         emit(item, indent + '  ', sub, '');
         if (sub.length === 0) continue;
