@@ -7,8 +7,11 @@ import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
  * being terminated, and the system namespaces can never be deleted.
  */
 
-/** Namespaces kube-apiserver refuses to delete. */
-export const IMMORTAL_NAMESPACES = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease']);
+/**
+ * Namespaces kube-apiserver refuses to delete. kube-node-lease is not among
+ * them upstream (it is recreated by the system-namespaces controller instead).
+ */
+export const IMMORTAL_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
 
 /** Review types that are namespaced but never stored: allowed whatever the namespace's state. */
 const EXEMPT_RESOURCES = new Set(['authorization.k8s.io/localsubjectaccessreviews']);

@@ -119,7 +119,7 @@ interface Built {
 }
 
 export class OpenApiService {
-  private readonly defs: DefinitionsFile;
+  private defsLoaded: DefinitionsFile | undefined;
   private readonly gitVersion: string;
   private built: Built | undefined;
   private v2: { generation: number; json: EncodedDocument; proto?: EncodedDocument } | undefined;
@@ -131,8 +131,14 @@ export class OpenApiService {
     private readonly catalog: ApiCatalog,
     options: OpenApiServiceOptions = {},
   ) {
-    this.defs = options.definitions ?? loadDefinitions();
-    this.gitVersion = options.gitVersion ?? `v${this.defs.kubernetesMinor}.0`;
+    // Definitions are parsed on first use: constructing the service at startup costs nothing.
+    this.defsLoaded = options.definitions;
+    this.gitVersion = options.gitVersion ?? `v${catalog.data.kubernetesMinor}.0`;
+  }
+
+  private get defs(): DefinitionsFile {
+    this.defsLoaded ??= loadDefinitions();
+    return this.defsLoaded;
   }
 
   // ---------------------------------------------------------------------------
@@ -228,15 +234,16 @@ export class OpenApiService {
       const def = this.defs.definitions[name];
       if (def) definitions[name] = def;
     }
-    return sortKeysDeep({
+    // Definitions and shared parameters are stored with sorted keys; only the generated paths need sorting.
+    return {
       definitions,
       info: { title: 'Kubernetes', version: this.gitVersion },
       parameters,
-      paths,
+      paths: sortKeysDeep(paths),
       security: this.defs.security,
-      securityDefinitions: this.defs.securityDefinitions,
+      securityDefinitions: sortKeysDeep(this.defs.securityDefinitions),
       swagger: '2.0',
-    }) as JsonObject;
+    };
   }
 
   private v2Cache(): { json: EncodedDocument; proto?: EncodedDocument } {
@@ -280,19 +287,20 @@ export class OpenApiService {
     const pathList = built.v3Keys.get(key);
     if (!pathList) return undefined;
     const paths: JsonObject = {};
-    for (const p of [...pathList].sort()) paths[p] = convertPathItem(built.inlinePaths[p] as JsonObject);
+    for (const p of [...pathList].sort()) paths[p] = sortKeysDeep(convertPathItem(built.inlinePaths[p] as JsonObject));
     const v2Paths = pathList.map((p) => built.inlinePaths[p] as JsonObject);
     const schemas: JsonObject = {};
     for (const name of [...referencedDefinitions(v2Paths, this.defs.definitions)].sort()) schemas[name] = this.v3Schema(name);
     const securitySchemes: JsonObject = {};
     for (const [name, def] of Object.entries(this.defs.securityDefinitions)) if (isJsonObject(def)) securitySchemes[name] = def;
-    return sortKeysDeep({
-      components: { schemas, securitySchemes },
+    // Cached schemas are already sorted; keys here are written in sorted order.
+    return {
+      components: { schemas, securitySchemes: sortKeysDeep(securitySchemes) },
       info: { title: 'Kubernetes', version: this.gitVersion },
       openapi: '3.0.0',
       paths,
       security: this.defs.security,
-    }) as JsonObject;
+    };
   }
 
   private v3Cache(): { root: EncodedDocument; docs: Map<string, EncodedDocument> } {

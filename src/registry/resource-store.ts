@@ -296,6 +296,11 @@ export class ResourceStore {
   }
 
   async create(input: KubeObject, namespace: string | undefined, opts: { dryRun?: boolean } = {}): Promise<KubeObject> {
+    const rv = input.metadata?.resourceVersion;
+    if (!opts.dryRun && typeof rv === 'string' && /^\d+$/.test(rv) && Number(rv) > 0) {
+      // kube-apiserver's storage refuses this with a reasonless 500 (ErrResourceVersionSetOnCreate).
+      throw new ApiError({ message: 'resourceVersion should not be set on objects to be created', code: 500 });
+    }
     const usesGenerateName = !input.metadata?.name && !!input.metadata?.generateName;
     for (let attempt = 0; ; attempt++) {
       const obj = this.prepareCreate(input, namespace);
@@ -310,8 +315,12 @@ export class ResourceStore {
         return this.decode(kv);
       } catch (err) {
         if (isStoreError(err, 'KeyExists')) {
-          if (usesGenerateName && attempt + 1 < GENERATE_NAME_ATTEMPTS) continue;
-          throw alreadyExists(this.groupResource, meta.name!);
+          if (!usesGenerateName) throw alreadyExists(this.groupResource, meta.name!);
+          if (attempt + 1 < GENERATE_NAME_ATTEMPTS) continue;
+          const exhausted = alreadyExists(this.groupResource, meta.name!);
+          exhausted.status.message += ', the server was not able to generate a unique name for the object';
+          exhausted.status.details!.retryAfterSeconds = 1;
+          throw exhausted;
         }
         throw err;
       }
@@ -330,9 +339,10 @@ export class ResourceStore {
       if (!kv) {
         if (!this.strategy.allowCreateOnUpdate || opts.subresource) throw notFound(this.groupResource, opts.name);
         const desired = await tryUpdate(undefined);
-        if (desired.metadata?.resourceVersion) throw notFound(this.groupResource, opts.name);
+        // Create-on-update ignores the body's resourceVersion, as kube-apiserver does.
+        const { resourceVersion: _ignored, ...meta } = metaOf(desired);
         try {
-          const created = await this.create({ ...desired, metadata: { ...metaOf(desired), name: opts.name } }, namespace, { dryRun: !!opts.dryRun });
+          const created = await this.create({ ...desired, metadata: { ...meta, name: opts.name } }, namespace, { dryRun: !!opts.dryRun });
           return { object: created, created: true };
         } catch (err) {
           if (err instanceof ApiError && err.reason === 'AlreadyExists') continue;
@@ -393,11 +403,11 @@ export class ResourceStore {
     let next: KubeObject;
     const curMeta = current.metadata!;
     if (mode === 'status') {
+      // A status write changes status (and metadata); everything else stays.
       next = cloneObject(current);
+      next.metadata = cloneObject(desired.metadata ?? {});
       next.status = cloneObject(desired.status);
       if (desired.status === undefined) delete next.status;
-      // The status write's resourceVersion is the client's precondition.
-      metaOf(next).resourceVersion = desired.metadata?.resourceVersion;
     } else {
       next = cloneObject(desired);
       if (mode === '' && this.strategy.hasStatusSubresource) {

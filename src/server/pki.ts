@@ -59,6 +59,8 @@ export async function ensurePki(opts: PkiOptions): Promise<ServerPki> {
   let x509: X509Module | undefined;
   const lib = async (): Promise<X509Module> => {
     if (!x509) {
+      // @peculiar/x509's dependency injection (tsyringe) needs the Reflect metadata API.
+      await import('reflect-metadata');
       x509 = await import('@peculiar/x509');
       x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
     }

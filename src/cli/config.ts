@@ -1,0 +1,83 @@
+import { join, resolve } from 'node:path';
+import { FlagError, parseFlags, type FlagSpec, type ParsedFlags } from './flags.js';
+
+/** Everything `capstan serve` can be told, after flags and defaults. */
+export interface ServerConfig {
+  securePort: number;
+  bindAddress: string;
+  dataDir: string;
+  certDir: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  clientCaFile?: string;
+  storageBackend: 'sqlite' | 'memory';
+  sqliteSynchronous: 'NORMAL' | 'FULL';
+  runtimeConfig: string[];
+  adminKubeconfig: string;
+  /** Milliseconds. */
+  livezGracePeriod: number;
+  /** Milliseconds /readyz reports failure before shutdown proceeds. */
+  shutdownDelay: number;
+  /** Milliseconds of store history kept for watches (compaction keeps at least this). */
+  watchHistory: number;
+  verbosity: number;
+}
+
+export const FLAG_SPECS: FlagSpec[] = [
+  { name: 'secure-port', type: 'int', default: '6443', help: 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.' },
+  { name: 'bind-address', type: 'string', default: '127.0.0.1', help: 'The IP address on which to listen for the --secure-port port.' },
+  { name: 'data-dir', type: 'string', default: '.capstan', help: 'Directory for the embedded store, certificates and the admin kubeconfig.' },
+  { name: 'cert-dir', type: 'string', default: '', help: 'The directory where the TLS certs are located (default <data-dir>/pki). Ignored if --tls-cert-file and --tls-private-key-file are provided.' },
+  { name: 'tls-cert-file', type: 'string', default: '', help: 'File containing the default x509 Certificate for HTTPS (CA cert, if any, concatenated after server cert).' },
+  { name: 'tls-private-key-file', type: 'string', default: '', help: 'File containing the default x509 private key matching --tls-cert-file.' },
+  { name: 'client-ca-file', type: 'string', default: '', help: 'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate (default: the generated CA).' },
+  { name: 'storage-backend', type: 'string', default: 'sqlite', help: "The storage backend for persistence. Options: 'sqlite', 'memory'." },
+  { name: 'sqlite-synchronous', type: 'string', default: 'NORMAL', help: "SQLite durability: 'NORMAL' survives a crash of the process, 'FULL' also survives power loss (slower per commit)." },
+  { name: 'runtime-config', type: 'stringList', default: '', help: 'A set of key=value pairs that enable or disable built-in APIs, e.g. api/all=true, batch/v1=false, storage.k8s.io/v1beta1/volumeattributesclasses.' },
+  { name: 'admin-kubeconfig', type: 'string', default: '', help: 'Where to write the admin kubeconfig (default <data-dir>/admin.kubeconfig).' },
+  { name: 'livez-grace-period', type: 'duration', default: '0s', help: 'This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live.' },
+  { name: 'shutdown-delay-duration', type: 'duration', default: '0s', help: 'Time to delay the termination. During that time the server keeps serving requests normally and /readyz returns failure.' },
+  { name: 'watch-cache-history', type: 'duration', default: '5m', help: 'How much store history is kept for watches and consistent continue tokens.' },
+  { name: 'v', type: 'int', default: '0', help: 'Number for the log level verbosity.' },
+  { name: 'help', type: 'bool', default: 'false', help: 'Help for serve.' },
+];
+
+function str(p: ParsedFlags, name: string): string {
+  return String(p.values.get(name) ?? '');
+}
+
+export function configFromFlags(argv: string[], cwd = process.cwd()): { config: ServerConfig; help: boolean; args: string[] } {
+  const p = parseFlags(argv, FLAG_SPECS);
+  const backend = str(p, 'storage-backend');
+  if (backend === 'etcd3') throw new FlagError('--storage-backend=etcd3 is not supported yet (use sqlite or memory)');
+  if (backend !== 'sqlite' && backend !== 'memory') throw new FlagError(`invalid argument "${backend}" for "--storage-backend": must be one of sqlite, memory`);
+  const sync = str(p, 'sqlite-synchronous').toUpperCase();
+  if (sync !== 'NORMAL' && sync !== 'FULL') throw new FlagError(`invalid argument "${sync}" for "--sqlite-synchronous": must be NORMAL or FULL`);
+  const port = p.values.get('secure-port') as number;
+  if (port < 0 || port > 65535) throw new FlagError(`--secure-port ${port} must be between 0 and 65535, inclusive`);
+  const dataDir = resolve(cwd, str(p, 'data-dir'));
+  const config: ServerConfig = {
+    securePort: port,
+    bindAddress: str(p, 'bind-address'),
+    dataDir,
+    certDir: str(p, 'cert-dir') ? resolve(cwd, str(p, 'cert-dir')) : join(dataDir, 'pki'),
+    storageBackend: backend,
+    sqliteSynchronous: sync,
+    runtimeConfig: p.values.get('runtime-config') as string[],
+    adminKubeconfig: str(p, 'admin-kubeconfig') ? resolve(cwd, str(p, 'admin-kubeconfig')) : join(dataDir, 'admin.kubeconfig'),
+    livezGracePeriod: p.values.get('livez-grace-period') as number,
+    shutdownDelay: p.values.get('shutdown-delay-duration') as number,
+    watchHistory: p.values.get('watch-cache-history') as number,
+    verbosity: p.values.get('v') as number,
+  };
+  if (str(p, 'tls-cert-file')) config.tlsCertFile = resolve(cwd, str(p, 'tls-cert-file'));
+  if (str(p, 'tls-private-key-file')) config.tlsPrivateKeyFile = resolve(cwd, str(p, 'tls-private-key-file'));
+  if (str(p, 'client-ca-file')) config.clientCaFile = resolve(cwd, str(p, 'client-ca-file'));
+  return { config, help: p.values.get('help') === true, args: p.args };
+}
+
+/** Defaults for programmatic use (tests, embedding): memory store, free port. */
+export function defaultConfig(overrides: Partial<ServerConfig> & { dataDir: string }): ServerConfig {
+  const { config } = configFromFlags(['--data-dir', overrides.dataDir]);
+  return { ...config, ...overrides, certDir: overrides.certDir ?? join(overrides.dataDir, 'pki'), adminKubeconfig: overrides.adminKubeconfig ?? join(overrides.dataDir, 'admin.kubeconfig') };
+}

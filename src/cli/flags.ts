@@ -1,0 +1,117 @@
+/**
+ * Command-line flags in kube-apiserver's (pflag) style: `--name=value`,
+ * `--name value`, boolean `--name` / `--name=false`, repeatable list flags.
+ * Unknown flags are an error (the caller exits with code 2, as cobra does).
+ */
+
+export type FlagType = 'string' | 'int' | 'bool' | 'duration' | 'stringList';
+
+export interface FlagSpec {
+  name: string;
+  type: FlagType;
+  default?: string;
+  help: string;
+}
+
+export class FlagError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FlagError';
+  }
+}
+
+export type FlagValue = string | number | boolean | string[];
+
+export interface ParsedFlags {
+  values: Map<string, FlagValue>;
+  /** Non-flag arguments (e.g. the sub-command). */
+  args: string[];
+  /** Flags the user set explicitly. */
+  set: Set<string>;
+}
+
+/** Go duration syntax: 300ms, 5s, 1m30s, 2h. */
+export function parseDuration(text: string): number {
+  if (text === '0') return 0;
+  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy;
+  const unitMs: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  let total = 0;
+  let pos = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    total += Number(m[1]) * unitMs[m[2]!]!;
+    pos = re.lastIndex;
+  }
+  if (pos !== text.length || text.length === 0) throw new FlagError(`invalid duration "${text}"`);
+  return total;
+}
+
+function convert(spec: FlagSpec, raw: string): FlagValue {
+  switch (spec.type) {
+    case 'int': {
+      if (!/^-?\d+$/.test(raw)) throw new FlagError(`invalid argument "${raw}" for "--${spec.name}" flag: strconv.ParseInt: parsing "${raw}": invalid syntax`);
+      return Number(raw);
+    }
+    case 'bool': {
+      const l = raw.toLowerCase();
+      if (['1', 't', 'true'].includes(l)) return true;
+      if (['0', 'f', 'false'].includes(l)) return false;
+      throw new FlagError(`invalid argument "${raw}" for "--${spec.name}" flag: strconv.ParseBool: parsing "${raw}": invalid syntax`);
+    }
+    case 'duration':
+      try {
+        return parseDuration(raw);
+      } catch {
+        throw new FlagError(`invalid argument "${raw}" for "--${spec.name}" flag: time: invalid duration "${raw}"`);
+      }
+    case 'stringList':
+      return raw === '' ? [] : raw.split(',');
+    default:
+      return raw;
+  }
+}
+
+export function parseFlags(argv: string[], specs: FlagSpec[]): ParsedFlags {
+  const byName = new Map(specs.map((s) => [s.name, s]));
+  const values = new Map<string, FlagValue>();
+  const set = new Set<string>();
+  for (const s of specs) if (s.default !== undefined) values.set(s.name, convert(s, s.default));
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      args.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!a.startsWith('-') || a === '-') {
+      args.push(a);
+      continue;
+    }
+    const body = a.replace(/^--?/, '');
+    const eq = body.indexOf('=');
+    const name = eq >= 0 ? body.slice(0, eq) : body;
+    const spec = byName.get(name);
+    if (!spec) throw new FlagError(a.startsWith('--') ? `unknown flag: --${name}` : `unknown shorthand flag: '${name[0]}' in ${a}`);
+    let raw: string;
+    if (eq >= 0) raw = body.slice(eq + 1);
+    else if (spec.type === 'bool') raw = 'true';
+    else {
+      if (i + 1 >= argv.length) throw new FlagError(`flag needs an argument: --${name}`);
+      raw = argv[++i]!;
+    }
+    const v = convert(spec, raw);
+    if (spec.type === 'stringList' && set.has(name)) values.set(name, [...(values.get(name) as string[]), ...(v as string[])]);
+    else values.set(name, v);
+    set.add(name);
+  }
+  return { values, args, set };
+}
+
+export function usage(specs: FlagSpec[]): string {
+  const lines = specs.map((s) => {
+    const type = s.type === 'bool' ? '' : ` ${s.type === 'stringList' ? 'strings' : s.type}`;
+    const def = s.default !== undefined && s.default !== '' ? ` (default ${s.type === 'string' ? JSON.stringify(s.default) : s.default})` : '';
+    return `      --${s.name}${type}\n            ${s.help}${def}`;
+  });
+  return lines.join('\n');
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+import { performance } from 'node:perf_hooks';
+import { join } from 'node:path';
+import { ApiServer } from '../server/apiserver.js';
+import { capstanPackageVersion, versionInfo } from '../server/version.js';
+import { configFromFlags, FLAG_SPECS } from './config.js';
+import { FlagError, usage } from './flags.js';
+
+const HELP = `Capstan: a Kubernetes-compatible API server.
+
+Usage:
+  capstan serve [flags]
+  capstan version
+
+Flags for serve:
+${usage(FLAG_SPECS)}
+`;
+
+async function serve(argv: string[]): Promise<number> {
+  const t0 = performance.now();
+  let parsed;
+  try {
+    parsed = configFromFlags(argv);
+  } catch (err) {
+    if (err instanceof FlagError) {
+      process.stderr.write(`Error: ${err.message}\nRun 'capstan serve --help' for usage.\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (parsed.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (parsed.args.length > 0) {
+    process.stderr.write(`Error: unknown command "${parsed.args[0]}" for "capstan serve"\n`);
+    return 2;
+  }
+  const { config } = parsed;
+  const server = new ApiServer(config);
+  try {
+    await server.start();
+  } catch (err) {
+    process.stderr.write(`capstan: failed to start: ${(err as Error).message}\n`);
+    await server.stop().catch(() => undefined);
+    return 1;
+  }
+  const store = config.storageBackend === 'sqlite' ? `sqlite ${join(config.dataDir, 'capstan.db')}` : 'memory';
+  process.stdout.write(
+    `capstan ${capstanPackageVersion()} (Kubernetes ${versionInfo().gitVersion}) ready at ${server.url} ` +
+      `in ${Math.round(performance.now() - t0)}ms; store: ${store}; kubeconfig: ${config.adminKubeconfig}\n`,
+  );
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const onSignal = (sig: NodeJS.Signals): void => {
+      if (stopping) {
+        process.stderr.write(`capstan: ${sig} again, exiting now\n`);
+        process.exit(1);
+      }
+      stopping = true;
+      process.stderr.write(`capstan: ${sig} received, shutting down\n`);
+      void server.stop().then(resolve, resolve);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+  return 0;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return serve(rest);
+    case 'version':
+      process.stdout.write(`${JSON.stringify(versionInfo(), null, 2)}\n`);
+      return 0;
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(HELP);
+      return 0;
+    default:
+      process.stderr.write(`Error: unknown command "${command}" for "capstan"\nRun 'capstan --help' for usage.\n`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`capstan: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,108 @@
+import { isApiError } from '../server/errors.js';
+import type { KubeObject } from '../registry/object.js';
+import type { ResourceStore } from '../registry/resource-store.js';
+import { jsonEqual, cloneObject } from '../registry/object.js';
+import { Informer, WorkQueue } from './informer.js';
+import type { Controller } from './controller.js';
+
+/**
+ * Objects kube-controller-manager puts into every active namespace: the
+ * `default` ServiceAccount (serviceaccount controller) and the
+ * `kube-root-ca.crt` ConfigMap (root-ca-cert-publisher). Each is recreated
+ * when deleted and repaired when changed, while the namespace is active.
+ */
+
+export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
+export const DEFAULT_SERVICE_ACCOUNT = 'default';
+const ROOT_CA_DESCRIPTION =
+  'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.';
+
+function isActive(ns: KubeObject | undefined): boolean {
+  return !!ns && !ns.metadata?.deletionTimestamp && (ns.status as { phase?: string } | undefined)?.phase !== 'Terminating';
+}
+
+export class NamespaceDefaults implements Controller {
+  readonly name = 'namespace-defaults';
+  private readonly nsInformer: Informer;
+  private readonly saInformer: Informer;
+  private readonly cmInformer: Informer;
+  private readonly queue: WorkQueue;
+
+  constructor(
+    private readonly namespaces: ResourceStore,
+    private readonly serviceAccounts: ResourceStore,
+    private readonly configMaps: ResourceStore,
+    private readonly rootCaPem: string,
+  ) {
+    this.queue = new WorkQueue((ns) => this.sync(ns));
+    this.nsInformer = new Informer(namespaces, (type, ns) => {
+      if (type !== 'DELETED') this.queue.add(ns.metadata!.name!);
+    });
+    this.saInformer = new Informer(serviceAccounts, (type, sa) => {
+      if (type === 'DELETED' && sa.metadata?.name === DEFAULT_SERVICE_ACCOUNT) this.queue.add(sa.metadata.namespace!);
+    });
+    this.cmInformer = new Informer(configMaps, (type, cm) => {
+      if (cm.metadata?.name === ROOT_CA_CONFIGMAP && type !== 'ADDED') this.queue.add(cm.metadata.namespace!);
+    });
+  }
+
+  async start(): Promise<void> {
+    await Promise.all([this.saInformer.start(), this.cmInformer.start()]);
+    await this.nsInformer.start();
+  }
+
+  stop(): void {
+    this.nsInformer.stop();
+    this.saInformer.stop();
+    this.cmInformer.stop();
+    this.queue.stop();
+  }
+
+  private async sync(namespace: string): Promise<void> {
+    if (!isActive(this.nsInformer.get(namespace))) return;
+    await this.ensureServiceAccount(namespace);
+    await this.ensureRootCa(namespace);
+  }
+
+  private async ensureServiceAccount(namespace: string): Promise<void> {
+    if (this.saInformer.get(`${namespace}/${DEFAULT_SERVICE_ACCOUNT}`)) return;
+    await createIgnoringExists(this.serviceAccounts, namespace, {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: DEFAULT_SERVICE_ACCOUNT, namespace },
+    });
+  }
+
+  private async ensureRootCa(namespace: string): Promise<void> {
+    const data = { 'ca.crt': this.rootCaPem };
+    const annotations = { 'kubernetes.io/description': ROOT_CA_DESCRIPTION };
+    const existing = this.cmInformer.get(`${namespace}/${ROOT_CA_CONFIGMAP}`);
+    if (!existing) {
+      await createIgnoringExists(this.configMaps, namespace, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: ROOT_CA_CONFIGMAP, namespace, annotations },
+        data,
+      });
+      return;
+    }
+    if (existing.metadata?.deletionTimestamp) return;
+    const hasAnnotation = existing.metadata?.annotations?.['kubernetes.io/description'] === ROOT_CA_DESCRIPTION;
+    if (jsonEqual(existing.data, data) && hasAnnotation) return;
+    await this.configMaps.update(namespace, { name: ROOT_CA_CONFIGMAP }, (cur) => {
+      if (!cur) throw new Error('configmap vanished');
+      const next = cloneObject(cur);
+      next.data = data;
+      next.metadata!.annotations = { ...(next.metadata!.annotations ?? {}), ...annotations };
+      return next;
+    });
+  }
+}
+
+async function createIgnoringExists(store: ResourceStore, namespace: string, obj: KubeObject): Promise<void> {
+  try {
+    await store.create(obj, namespace);
+  } catch (err) {
+    if (!isApiError(err, 'AlreadyExists')) throw err;
+  }
+}

@@ -1,0 +1,108 @@
+import type { AdmissionChain } from '../admission/admission.js';
+import type { ApiCatalog } from '../api/catalog.js';
+import type { ResourceInfo } from '../api/types.js';
+import type { NamespaceStore } from '../registry/namespaces.js';
+import type { Registry } from '../registry/registry.js';
+import type { RequestContext } from '../server/context.js';
+import { ApiError } from '../server/errors.js';
+import type { ResourceRequestInfo } from '../server/request-info.js';
+import { handleCreate } from './create.js';
+import { handleDelete, handleDeleteCollection } from './delete.js';
+import { handleFinalize } from './finalize.js';
+import { handleGet } from './get.js';
+import { handleList } from './list.js';
+import { handlePatch } from './patch.js';
+import { ResourceScope } from './scope.js';
+import { handleUpdate } from './update.js';
+import { handleWatch } from './watch.js';
+
+export interface ResourceDeps {
+  catalog: ApiCatalog;
+  registry: Registry;
+  admission: AdmissionChain;
+  /** Aborted when the server shuts down (ends watches). */
+  shutdown: AbortSignal;
+}
+
+/** 404 for paths that name no served group, version, resource or subresource. */
+export function resourceNotFound(): ApiError {
+  return new ApiError({ message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 });
+}
+
+function methodNotAllowed(): ApiError {
+  return new ApiError({ message: 'the server does not allow this method on the requested resource', reason: 'MethodNotAllowed', details: {}, code: 405 });
+}
+
+/** A clear answer for API surface that exists in Kubernetes but is not built yet. */
+export function notImplemented(what: string): ApiError {
+  return new ApiError({ message: `${what} is not implemented by this server yet`, reason: 'NotImplemented', details: {}, code: 501 });
+}
+
+/** Subresources with handlers here; the rest of the catalog's subresources answer 501. */
+const BUILT_SUBRESOURCES = new Set(['status']);
+
+/** The discovery verb a request needs (connect verbs are the HTTP verb). */
+function requiredVerb(req: ResourceRequestInfo): string {
+  return req.verb;
+}
+
+/**
+ * Routes a resource request to its handler: checks that the group, version,
+ * resource, scope, subresource and verb are served, then dispatches.
+ */
+export async function serveResource(ctx: RequestContext, req: ResourceRequestInfo, deps: ResourceDeps): Promise<void> {
+  const info = deps.catalog.resource(req.group, req.version, req.resource);
+  if (!info) throw resourceNotFound();
+  if (!info.namespaced && req.namespace) throw resourceNotFound();
+  if (info.namespaced && !req.namespace && req.name) throw resourceNotFound();
+
+  let verbs = info.verbs;
+  if (req.subresource) {
+    const sub = info.subresources.find((s) => s.name === req.subresource);
+    if (!sub || req.rest.length > 0 && !sub.connect) throw resourceNotFound();
+    verbs = sub.verbs;
+    if (!BUILT_SUBRESOURCES.has(sub.name) && !(info.group === '' && info.name === 'namespaces' && sub.name === 'finalize')) {
+      if (!verbs.includes(connectVerb(req))) throw methodNotAllowed();
+      throw notImplemented(`the ${info.name}/${sub.name} subresource`);
+    }
+  }
+  const verb = req.subresource ? connectVerb(req) : requiredVerb(req);
+  if (!verbs.includes(verb)) throw methodNotAllowed();
+  if (isVirtual(info)) throw notImplemented(`${info.group ? `${info.name}.${info.group}` : info.name}`);
+  if (info.namespaced && !req.namespace && (verb === 'create' || verb === 'deletecollection')) throw methodNotAllowed();
+
+  const scope = new ResourceScope(ctx, req, info, deps.registry.storeFor(info));
+  switch (verb) {
+    case 'get':
+      return handleGet(scope);
+    case 'list':
+      return handleList(scope);
+    case 'watch':
+      return handleWatch(scope, deps.shutdown);
+    case 'create':
+      return handleCreate(scope, deps.admission);
+    case 'update':
+      if (req.subresource === 'finalize') return handleFinalize(scope, scope.store as NamespaceStore);
+      return handleUpdate(scope, deps.admission);
+    case 'patch':
+      return handlePatch(scope, deps.admission);
+    case 'delete':
+      return handleDelete(scope, deps.admission);
+    case 'deletecollection':
+      return handleDeleteCollection(scope, deps.admission);
+    default:
+      throw methodNotAllowed();
+  }
+}
+
+/** For subresources, the HTTP method's verb (GET → get, POST → create, ...). */
+function connectVerb(req: ResourceRequestInfo): string {
+  if (req.verb === 'watch') return 'watch';
+  if (req.verb === 'list') return 'get';
+  return req.verb === 'connect' ? 'get' : req.verb;
+}
+
+/** Create-only kinds that are never stored (reviews, bindings) need their own handlers. */
+function isVirtual(info: ResourceInfo): boolean {
+  return !info.isObject || (info.verbs.length === 1 && info.verbs[0] === 'create');
+}

@@ -1,0 +1,26 @@
+import { negotiate } from '../codec/negotiate.js';
+import type { NamespaceStore } from '../registry/namespaces.js';
+import { badRequest, invalid } from '../server/errors.js';
+import { readObjectBody } from '../server/body.js';
+import { writeEncoded } from '../server/respond.js';
+import { checkBodyObject, parseWriteOptions } from './create.js';
+import { renderObject } from './get.js';
+import type { ResourceScope } from './scope.js';
+
+/** PUT /api/v1/namespaces/<name>/finalize: replaces spec.finalizers only. */
+export async function handleFinalize(scope: ResourceScope, namespaces: NamespaceStore): Promise<void> {
+  const { ctx } = scope;
+  const neg = negotiate(ctx.header('accept'), { table: true, metadataAs: 'PartialObjectMetadata' });
+  const opts = parseWriteOptions(scope, 'UpdateOptions');
+  const obj = checkBodyObject(scope, await readObjectBody(ctx));
+  if (obj.metadata?.name !== scope.name) {
+    throw badRequest(`the name of the object (${obj.metadata?.name ?? ''}) does not match the name on the URL (${scope.name})`);
+  }
+  const raw = (obj.spec as { finalizers?: unknown } | undefined)?.finalizers ?? [];
+  if (!Array.isArray(raw) || raw.some((f) => typeof f !== 'string')) {
+    throw invalid(scope.groupKind, scope.name, [{ type: 'FieldValueInvalid', field: 'spec.finalizers', value: raw, detail: 'must be a list of strings' }]);
+  }
+  const rv = obj.metadata?.resourceVersion;
+  const result = await namespaces.finalize(scope.name, raw as string[], { dryRun: opts.dryRun, ...(rv ? { resourceVersion: rv } : {}) });
+  writeEncoded(ctx, 200, renderObject(scope, scope.toServed(result.object), neg.view), neg.encoding, neg.contentType);
+}

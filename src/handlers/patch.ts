@@ -1,0 +1,95 @@
+import { isPlainObject } from '../codec/codec.js';
+import { negotiate } from '../codec/negotiate.js';
+import type { AdmissionChain } from '../admission/admission.js';
+import { loadDefinitions } from '../api/definitions.js';
+import type { JsonObject } from '../api/json.js';
+import { cloneObject, type KubeObject } from '../registry/object.js';
+import { ApiError, badRequest, notFound, unsupportedMediaType } from '../server/errors.js';
+import { contentTypeOf, readBody } from '../server/body.js';
+import { writeEncoded } from '../server/respond.js';
+import { applyJsonPatch } from '../patch/json-patch.js';
+import { applyMergePatch } from '../patch/merge-patch.js';
+import { applyStrategicMergePatch } from '../patch/strategic-merge-patch.js';
+import { patchSchemaFor } from '../patch/schema.js';
+import { toApiError } from '../patch/errors.js';
+import { parseWriteOptions } from './create.js';
+import { renderObject } from './get.js';
+import { notImplemented } from './dispatch.js';
+import type { ResourceScope } from './scope.js';
+
+export const JSON_PATCH = 'application/json-patch+json';
+export const MERGE_PATCH = 'application/merge-patch+json';
+export const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
+export const APPLY_PATCH = 'application/apply-patch+yaml';
+
+/** Patch types kube-apiserver accepts for built-in types, in its order. */
+const BUILTIN_PATCH_TYPES = [JSON_PATCH, MERGE_PATCH, APPLY_PATCH, STRATEGIC_MERGE_PATCH];
+
+type PatchFn = (current: KubeObject) => KubeObject;
+
+function patcherFor(scope: ResourceScope, type: string, body: Buffer): PatchFn {
+  const text = body.toString('utf8');
+  if (type === JSON_PATCH) return (cur) => applyJsonPatch(cur, text) as unknown as KubeObject;
+  let patch: unknown;
+  try {
+    patch = JSON.parse(text);
+  } catch (err) {
+    throw badRequest(`error decoding patch: ${(err as Error).message}`);
+  }
+  if (type === MERGE_PATCH) return (cur) => applyMergePatch(cur, patch) as unknown as KubeObject;
+  if (!isPlainObject(patch)) throw badRequest('json: cannot unmarshal into Go value of type map[string]interface {}');
+  const schema = patchSchemaFor(loadDefinitions().definitions, scope.info.definition);
+  return (cur) => applyStrategicMergePatch(cur, patch as JsonObject, schema) as unknown as KubeObject;
+}
+
+/**
+ * PATCH: the patch is applied to the current object (in the served version)
+ * inside the registry's read-modify-write loop, so a concurrent write makes it
+ * apply again to the newer object rather than fail.
+ */
+export async function handlePatch(scope: ResourceScope, admission: AdmissionChain): Promise<void> {
+  const { ctx, info } = scope;
+  const neg = negotiate(ctx.header('accept'), { table: info.isObject, metadataAs: info.isObject ? 'PartialObjectMetadata' : undefined });
+  const type = contentTypeOf(ctx);
+  if (!BUILTIN_PATCH_TYPES.includes(type)) {
+    ctx.req.resume();
+    throw unsupportedMediaType(ctx.header('content-type') ?? '', BUILTIN_PATCH_TYPES);
+  }
+  if (type === APPLY_PATCH) {
+    ctx.req.resume();
+    throw notImplemented('server-side apply (application/apply-patch+yaml)');
+  }
+  const opts = parseWriteOptions(scope, 'PatchOptions');
+  const body = await readBody(ctx);
+  const patcher = patcherFor(scope, type, body);
+  const subresource = scope.subresource === 'status' ? 'status' : '';
+  const result = await scope.store.update(
+    info.namespaced ? scope.namespace : undefined,
+    { name: scope.name, dryRun: opts.dryRun, subresource },
+    async (current) => {
+      if (!current) throw notFound(scope.groupResource, scope.name);
+      const served = scope.toServed(current);
+      let patched: KubeObject;
+      try {
+        patched = patcher(cloneObject(served));
+      } catch (err) {
+        if (err instanceof ApiError) throw err;
+        throw toApiError(err);
+      }
+      if (!isPlainObject(patched)) throw badRequest('the patched document is not an object');
+      await admission.run({
+        operation: 'UPDATE',
+        resource: info,
+        subresource,
+        namespace: scope.namespace,
+        name: scope.name,
+        object: patched,
+        oldObject: served,
+        dryRun: opts.dryRun,
+        ...(ctx.user ? { user: ctx.user } : {}),
+      });
+      return scope.toStorage(patched);
+    },
+  );
+  writeEncoded(ctx, 200, renderObject(scope, scope.toServed(result.object), neg.view), neg.encoding, neg.contentType);
+}

@@ -1,0 +1,57 @@
+import type { ResourceInfo } from '../api/types.js';
+import type { KeyLayout } from '../storage/keys.js';
+import type { Store } from '../storage/store.js';
+import { NamespaceStore } from './namespaces.js';
+import { ResourceStore } from './resource-store.js';
+import { fieldExtractorFor } from './selectors.js';
+import { strategyFor } from './strategies.js';
+
+/**
+ * One ResourceStore per stored resource. Every served version of a resource
+ * (and cohabiting resources such as events.k8s.io events, stored with core
+ * events) shares the store of its storage version.
+ */
+export class Registry {
+  private readonly stores = new Map<string, ResourceStore>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly keys: KeyLayout,
+  ) {}
+
+  storeFor(info: ResourceInfo): ResourceStore {
+    const group = info.storage.group;
+    const id = `${group}/${info.name}`;
+    let rs = this.stores.get(id);
+    if (!rs) {
+      const fields = fieldExtractorFor(group, info.name, info.namespaced);
+      const desc = {
+        group,
+        resource: info.name,
+        kind: info.storage.kind,
+        namespaced: info.namespaced,
+        prefix: this.keys.resourcePrefix(group, info.name),
+        fields: fields.extract,
+      };
+      const strategy = strategyFor(group, info.name);
+      rs = group === '' && info.name === 'namespaces' ? new NamespaceStore(desc, strategy, this.store) : new ResourceStore(desc, strategy, this.store);
+      this.stores.set(id, rs);
+    }
+    return rs;
+  }
+
+  get namespaces(): NamespaceStore {
+    return this.stores.get('/namespaces') as NamespaceStore;
+  }
+
+  /** The stores of every namespaced resource among `infos`, once per storage. */
+  namespacedStores(infos: readonly ResourceInfo[]): ResourceStore[] {
+    const out = new Map<string, ResourceStore>();
+    for (const info of infos) {
+      if (!info.namespaced) continue;
+      const rs = this.storeFor(info);
+      out.set(rs.desc.prefix, rs);
+    }
+    return [...out.values()];
+  }
+}

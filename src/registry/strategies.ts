@@ -1,0 +1,110 @@
+import type { FieldError } from '../server/errors.js';
+import { metaOf, type KubeObject } from './object.js';
+import { DEFAULT_STRATEGY, type Strategy } from './strategy.js';
+import { STRATEGY_FACTS, type StrategyFacts } from './strategy-facts.js';
+import { NAMESPACE_FINALIZER } from './namespaces.js';
+
+/**
+ * The strategy of each resource: kube-apiserver's per-type facts
+ * (strategy-facts.ts) plus the behaviour a few types need in code.
+ */
+
+function fromFacts(facts: StrategyFacts | undefined): Strategy {
+  if (!facts) return { ...DEFAULT_STRATEGY };
+  const s: Strategy = {
+    nameRule: facts.nameRule,
+    tracksGeneration: facts.tracksGeneration,
+    hasStatusSubresource: facts.statusSplit,
+    allowCreateOnUpdate: facts.allowCreateOnUpdate,
+    allowUnconditionalUpdate: facts.allowUnconditionalUpdate,
+    returnDeletedObject: facts.returnDeletedObject,
+  };
+  const onCreate = facts.statusOnCreate;
+  if (onCreate === 'keep') s.initialStatus = (obj) => obj.status;
+  else if (onCreate === 'reset') s.initialStatus = () => ({});
+  else s.initialStatus = () => structuredClone(onCreate);
+  return s;
+}
+
+/** kube's NamespaceDefaultLabelName: every namespace carries its own name as a label. */
+const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+
+function labelNamespaceName(obj: KubeObject): void {
+  const meta = metaOf(obj);
+  meta.labels = { ...(meta.labels ?? {}), [NAMESPACE_NAME_LABEL]: meta.name ?? '' };
+}
+
+function namespaceStrategy(base: Strategy): Strategy {
+  return {
+    ...base,
+    initialStatus: () => ({ phase: 'Active' }),
+    prepareForCreate(obj) {
+      const spec = (obj.spec ?? {}) as { finalizers?: string[] };
+      const finalizers = Array.isArray(spec.finalizers) ? spec.finalizers : [];
+      if (!finalizers.includes(NAMESPACE_FINALIZER)) finalizers.push(NAMESPACE_FINALIZER);
+      obj.spec = { ...spec, finalizers };
+      labelNamespaceName(obj);
+    },
+    prepareForUpdate(obj, old) {
+      // spec.finalizers change only through the finalize subresource.
+      obj.spec = { ...((obj.spec as object | undefined) ?? {}), finalizers: (old.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [] };
+      labelNamespaceName(obj);
+    },
+  };
+}
+
+/** Pods bound to a node wait for the kubelet; unbound or finished pods go at once (CheckGracefulDelete). */
+function podStrategy(base: Strategy): Strategy {
+  return {
+    ...base,
+    gracePeriodSeconds(obj, requested) {
+      const spec = (obj.spec ?? {}) as { nodeName?: string; terminationGracePeriodSeconds?: number };
+      const phase = (obj.status as { phase?: string } | undefined)?.phase;
+      if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') return 0;
+      if (requested !== undefined) return Math.max(0, requested);
+      return spec.terminationGracePeriodSeconds ?? 30;
+    },
+  };
+}
+
+function validateSecretImmutable(obj: KubeObject, old: KubeObject): FieldError[] {
+  if (old.immutable !== true) return [];
+  const errs: FieldError[] = [];
+  if (obj.immutable !== true) errs.push({ type: 'FieldValueForbidden', field: 'immutable', detail: 'field is immutable when `immutable` is set' });
+  for (const field of ['data', 'binaryData', 'stringData']) {
+    if (JSON.stringify(obj[field] ?? null) !== JSON.stringify(old[field] ?? null)) {
+      errs.push({ type: 'FieldValueForbidden', field, detail: 'field is immutable when `immutable` is set' });
+    }
+  }
+  return errs;
+}
+
+/** Secrets: stringData is write-only and lands base64-encoded in data; type defaults to Opaque. */
+function normalizeSecret(obj: KubeObject): void {
+  const stringData = obj.stringData;
+  if (stringData && typeof stringData === 'object' && !Array.isArray(stringData)) {
+    const data = { ...((obj.data as Record<string, string> | undefined) ?? {}) };
+    for (const [k, v] of Object.entries(stringData as Record<string, unknown>)) data[k] = Buffer.from(String(v)).toString('base64');
+    obj.data = data;
+  }
+  delete obj.stringData;
+  if (!obj.type) obj.type = 'Opaque';
+}
+
+function secretStrategy(base: Strategy): Strategy {
+  return { ...base, prepareForCreate: normalizeSecret, prepareForUpdate: normalizeSecret, validateUpdate: validateSecretImmutable };
+}
+
+const OVERRIDES: Record<string, (base: Strategy) => Strategy> = {
+  '/namespaces': namespaceStrategy,
+  '/pods': podStrategy,
+  '/configmaps': (base) => ({ ...base, validateUpdate: validateSecretImmutable }),
+  '/secrets': secretStrategy,
+};
+
+export function strategyFor(group: string, resource: string): Strategy {
+  const key = `${group}/${resource}`;
+  const base = fromFacts(STRATEGY_FACTS[key]);
+  const override = OVERRIDES[key];
+  return override ? override(base) : base;
+}

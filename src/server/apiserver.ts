@@ -1,0 +1,216 @@
+import { createServer as createHttpsServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { AdmissionChain } from '../admission/admission.js';
+import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
+import { ApiCatalog } from '../api/catalog.js';
+import { authenticate } from '../authn/client-cert.js';
+import { authorize } from '../authz/authorize.js';
+import type { ServerConfig } from '../cli/config.js';
+import type { Controller } from '../controllers/controller.js';
+import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
+import { NamespaceDeleter } from '../controllers/namespace-deleter.js';
+import { SystemNamespaces } from '../controllers/system-namespaces.js';
+import { serveResource } from '../handlers/dispatch.js';
+import { HealthChecks } from '../observability/health.js';
+import { Registry } from '../registry/registry.js';
+import type { ResourceStore } from '../registry/resource-store.js';
+import { KeyLayout } from '../storage/keys.js';
+import { MemoryStore } from '../storage/memory.js';
+import { SqliteStore } from '../storage/sqlite.js';
+import type { Store } from '../storage/store.js';
+import { Compactor } from '../storage/compactor.js';
+import { RequestContext } from './context.js';
+import { isApiError } from './errors.js';
+import { writeKubeconfig } from './kubeconfig.js';
+import { NonResourceRoutes } from './non-resource.js';
+import { ensurePki, type ServerPki } from './pki.js';
+import { parseRequestInfo } from './request-info.js';
+import { writeError } from './respond.js';
+
+/**
+ * One Capstan API server: storage, registry, controllers and the HTTPS
+ * listener, wired together. `start()` returns once it serves; `stop()` drains.
+ */
+export class ApiServer {
+  readonly catalog: ApiCatalog;
+  readonly health = new HealthChecks();
+  private store!: Store;
+  registry!: Registry;
+  private admission!: AdmissionChain;
+  private server: Server | undefined;
+  private pki!: ServerPki;
+  private readonly controllers: Controller[] = [];
+  private readonly shutdownController = new AbortController();
+  private systemNamespaces!: SystemNamespaces;
+  private compactor: Compactor | undefined;
+  private routes!: NonResourceRoutes;
+  private shuttingDown = false;
+  private readonly startedAt = Date.now();
+  /** https://host:port once listening. */
+  url = '';
+  port = 0;
+
+  constructor(readonly config: ServerConfig) {
+    this.catalog = ApiCatalog.load({ runtimeConfig: config.runtimeConfig });
+  }
+
+  async start(): Promise<void> {
+    const cfg = this.config;
+    mkdirSync(cfg.dataDir, { recursive: true });
+    this.pki = await ensurePki({
+      certDir: cfg.certDir,
+      servingNames: cfg.bindAddress && cfg.bindAddress !== '0.0.0.0' && cfg.bindAddress !== '::' ? [cfg.bindAddress] : [],
+      ...(cfg.tlsCertFile ? { tlsCertFile: cfg.tlsCertFile } : {}),
+      ...(cfg.tlsPrivateKeyFile ? { tlsPrivateKeyFile: cfg.tlsPrivateKeyFile } : {}),
+      ...(cfg.clientCaFile ? { clientCaFile: cfg.clientCaFile } : {}),
+      adminUser: 'capstan-admin',
+      adminGroups: ['system:masters'],
+    });
+    this.store = cfg.storageBackend === 'memory' ? new MemoryStore() : SqliteStore.open({ path: join(cfg.dataDir, 'capstan.db'), synchronous: cfg.sqliteSynchronous });
+    this.registry = new Registry(this.store, new KeyLayout());
+    const nsInfo = this.catalog.resource('', 'v1', 'namespaces')!;
+    const namespaces = this.registry.storeFor(nsInfo);
+    this.admission = new AdmissionChain([
+      new NamespaceLifecycle(async (name) => {
+        try {
+          return await namespaces.get(undefined, name);
+        } catch (err) {
+          if (isApiError(err, 'NotFound')) return undefined;
+          throw err;
+        }
+      }),
+    ]);
+
+    this.systemNamespaces = new SystemNamespaces(namespaces);
+    await this.systemNamespaces.start();
+    this.controllers.push(this.systemNamespaces);
+    const core = (name: string): ResourceStore => this.registry.storeFor(this.catalog.resource('', 'v1', name)!);
+    this.controllers.push(new NamespaceDeleter(this.registry.namespaces, () => this.registry.namespacedStores(this.catalog.allResources().filter((r) => r.isObject))));
+    this.controllers.push(new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), this.pki.servingCa ?? this.pki.serving.cert));
+    for (const c of this.controllers.slice(1)) await c.start();
+    this.compactor = new Compactor(this.store, cfg.watchHistory);
+    this.compactor.start();
+
+    this.registerHealthChecks();
+    await this.listen();
+    this.routes = new NonResourceRoutes(this.catalog, this.health, `${this.config.bindAddress}:${this.port}`);
+    if (this.pki.admin) {
+      writeKubeconfig(cfg.adminKubeconfig, {
+        server: this.url.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]'),
+        caPem: this.pki.servingCa,
+        clientCertPem: this.pki.admin.cert,
+        clientKeyPem: this.pki.admin.key,
+        user: 'capstan-admin',
+      });
+    }
+  }
+
+  private registerHealthChecks(): void {
+    const storeCheck = async (): Promise<void> => {
+      await this.store.currentRevision();
+    };
+    this.health.add({ name: 'ping', endpoints: ['livez', 'readyz', 'healthz'], check: () => undefined });
+    this.health.add({ name: 'log', endpoints: ['livez', 'readyz', 'healthz'], check: () => undefined });
+    // kube-apiserver names its storage check `etcd`; clients exclude it by that name.
+    this.health.add({ name: 'etcd', endpoints: ['livez', 'readyz', 'healthz'], check: storeCheck });
+    this.health.add({ name: 'etcd-readiness', endpoints: ['readyz'], check: storeCheck });
+    this.health.add({
+      name: 'poststarthook/start-system-namespaces-controller',
+      endpoints: ['livez', 'readyz', 'healthz'],
+      check: () => {
+        if (!this.systemNamespaces.done) throw new Error('not finished');
+      },
+    });
+    this.health.add({
+      name: 'shutdown',
+      endpoints: ['readyz'],
+      check: () => {
+        if (this.shuttingDown) throw new Error('process is shutting down');
+      },
+    });
+  }
+
+  private listen(): Promise<void> {
+    const server = createHttpsServer(
+      {
+        key: this.pki.serving.key,
+        cert: this.pki.serving.cert,
+        ...(this.pki.clientCa ? { ca: this.pki.clientCa } : {}),
+        requestCert: true,
+        rejectUnauthorized: false,
+        minVersion: 'TLSv1.2',
+      },
+      (req, res) => void this.handle(req, res),
+    );
+    // Watches are long-lived; kube's own timeouts end them, not Node's.
+    server.requestTimeout = 0;
+    server.headersTimeout = 60_000;
+    server.keepAliveTimeout = 65_000;
+    this.server = server;
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.config.securePort, this.config.bindAddress, () => {
+        server.off('error', reject);
+        const addr = server.address() as AddressInfo;
+        this.port = addr.port;
+        const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+        this.url = `https://${host}:${addr.port}`;
+        resolve();
+      });
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'https://capstan.invalid');
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+    const ctx = new RequestContext(req, res, info, url);
+    try {
+      ctx.user = authenticate(req);
+      authorize(ctx.user, info);
+      if (info.isResourceRequest) {
+        await serveResource(ctx, info, {
+          catalog: this.catalog,
+          registry: this.registry,
+          admission: this.admission,
+          shutdown: this.shutdownController.signal,
+        });
+      } else {
+        await this.routes.serve(ctx);
+      }
+    } catch (err) {
+      writeError(ctx, err);
+    }
+  }
+
+  /** Graceful stop: readyz fails for --shutdown-delay-duration, watches end, in-flight requests finish. */
+  async stop(): Promise<void> {
+    if (this.shuttingDown) return;
+    this.shuttingDown = true;
+    if (this.config.shutdownDelay > 0) await new Promise((r) => setTimeout(r, this.config.shutdownDelay));
+    this.shutdownController.abort();
+    for (const c of this.controllers) c.stop();
+    this.compactor?.stop();
+    if (this.server) {
+      const server = this.server;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 5000).unref();
+      });
+    }
+    await this.store?.close();
+  }
+
+  get uptimeMs(): number {
+    return Date.now() - this.startedAt;
+  }
+}

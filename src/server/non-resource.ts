@@ -1,0 +1,95 @@
+import { apiGroup, apiResourceList, DiscoveryService } from '../api/discovery.js';
+import { OpenApiService, type OpenApiHttpResponse } from '../api/openapi.js';
+import type { ApiCatalog } from '../api/catalog.js';
+import type { HealthChecks, HealthEndpoint } from '../observability/health.js';
+import type { RequestContext } from './context.js';
+import { notAcceptable } from './errors.js';
+import { splitPath } from './request-info.js';
+import { writeBody, writePlain, writeText } from './respond.js';
+import { versionInfo } from './version.js';
+
+/**
+ * Everything outside resource paths: health, version and discovery.
+ * Unknown paths get kube-apiserver's plain-text 404.
+ */
+export class NonResourceRoutes {
+  private readonly discovery: DiscoveryService;
+  private readonly openapi: OpenApiService;
+
+  constructor(
+    private readonly catalog: ApiCatalog,
+    private readonly health: HealthChecks,
+    serverAddress: string,
+  ) {
+    this.discovery = new DiscoveryService(catalog, serverAddress);
+    this.openapi = new OpenApiService(catalog, { gitVersion: versionInfo().gitVersion });
+  }
+
+  async serve(ctx: RequestContext): Promise<void> {
+    const parts = splitPath(ctx.url.pathname) ?? [];
+    const [first, second, third] = parts;
+    const readOnly = ctx.method === 'GET' || ctx.method === 'HEAD';
+    if (first === 'livez' || first === 'readyz' || first === 'healthz') {
+      if (!readOnly || parts.length > 2) return notFound(ctx);
+      const r = await this.health.serve(first as HealthEndpoint, second, ctx.query);
+      if (!r) return notFound(ctx);
+      ctx.warnings.push(...r.warnings);
+      return writeText(ctx, r.code, r.body);
+    }
+    if (!readOnly) return notFound(ctx);
+    if (first === 'version' && parts.length === 1) return writePlain(ctx, 200, versionInfo());
+    if (first === 'openapi' && second === 'v2' && parts.length === 2) return this.writeOpenApi(ctx, this.openapi.respondV2(this.openApiRequest(ctx)));
+    if (first === 'openapi' && second === 'v3') return this.writeOpenApi(ctx, this.openapi.respondV3(this.openApiRequest(ctx)));
+    if ((first === 'api' || first === 'apis') && parts.length === 1) return this.serveDiscoveryRoot(ctx, first);
+    if (first === 'api' && parts.length === 2) {
+      const list = apiResourceList(this.catalog, '', second!);
+      return list ? writePlain(ctx, 200, list) : notFound(ctx);
+    }
+    if (first === 'apis' && parts.length === 2) {
+      const group = apiGroup(this.catalog, second!);
+      return group ? writePlain(ctx, 200, group) : notFound(ctx);
+    }
+    if (first === 'apis' && parts.length === 3) {
+      const list = apiResourceList(this.catalog, second!, third!);
+      return list ? writePlain(ctx, 200, list) : notFound(ctx);
+    }
+    return notFound(ctx);
+  }
+
+  private openApiRequest(ctx: RequestContext): { path: string; hash: string | undefined; accept: string | undefined; ifNoneMatch: string | undefined; ifModifiedSince: string | undefined } {
+    return {
+      path: ctx.url.pathname,
+      hash: ctx.query.get('hash') ?? undefined,
+      accept: ctx.header('accept'),
+      ifNoneMatch: ctx.header('if-none-match'),
+      ifModifiedSince: ctx.header('if-modified-since'),
+    };
+  }
+
+  private writeOpenApi(ctx: RequestContext, r: OpenApiHttpResponse): void {
+    if (r.status === 404) return notFound(ctx);
+    if (r.status === 406) throw notAcceptable(['application/json', 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf']);
+    if (r.status !== 200 || !r.body) {
+      ctx.res.writeHead(r.status, r.headers).end();
+      return;
+    }
+    const { 'Content-Type': contentType, ...rest } = r.headers;
+    writeBody(ctx, 200, r.body, contentType ?? 'application/json', rest);
+  }
+
+  private serveDiscoveryRoot(ctx: RequestContext, scope: 'api' | 'apis'): void {
+    const r = this.discovery.respond(scope, ctx.header('accept'), ctx.header('if-none-match'));
+    if (r.status === 406) throw notAcceptable(['application/json', 'application/yaml']);
+    if (r.status === 304) {
+      ctx.res.writeHead(304, r.headers).end();
+      return;
+    }
+    if (r.object && r.headers['Content-Type'] !== 'application/json') return writePlain(ctx, 200, r.object);
+    const { 'Content-Type': contentType, ...rest } = r.headers;
+    writeBody(ctx, 200, r.body!, contentType ?? 'application/json', rest);
+  }
+}
+
+function notFound(ctx: RequestContext): void {
+  writeText(ctx, 404, '404 page not found\n');
+}
