@@ -18,7 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import type { Catalog, GroupInfo, ResourceInfo, SubresourceInfo, VersionInfo } from '../src/api/types.js';
 import type { DefinitionsFile, SubresourceTemplate } from '../src/api/definitions-types.js';
-import { isJsonObject, type Json, type JsonObject } from '../src/api/json.js';
+import { isJsonObject, sortKeysDeep, type Json, type JsonObject } from '../src/api/json.js';
 import { compareKubeAwareVersions, stabilityOf } from '../src/api/versions.js';
 
 export const KUBERNETES_MINOR = '1.36';
@@ -625,11 +625,13 @@ function buildDefinitions(swagger: Swagger, source: string): DefinitionsFile {
     if (/^\/apis?\//.test(path)) continue;
     nonResourcePaths[path] = item;
   }
+  // Keys sorted once here (as Go's encoder would write them), so the OpenAPI
+  // builders can emit definitions without sorting them again per request.
   return {
     source,
     kubernetesMinor: KUBERNETES_MINOR,
-    definitions: swagger.definitions,
-    sharedParameters: swagger.parameters,
+    definitions: sortKeysDeep(swagger.definitions) as Record<string, JsonObject>,
+    sharedParameters: sortKeysDeep(swagger.parameters) as Record<string, JsonObject>,
     parameters: extractParameters(swagger),
     subresourceTemplates: extractSubresourceTemplates(swagger),
     nonResourcePaths,
