@@ -346,23 +346,42 @@ export function astKindName(ast: JsonAst): string {
   }
 }
 
-/** Converts a parsed tree to plain values; duplicate keys: last one wins, as in Go. */
+/**
+ * Converts a parsed tree to plain values; duplicate keys: last one wins, as in
+ * Go. Iterative, like the parser, so any depth the parser accepts converts.
+ */
 export function astToValue(ast: JsonAst): JsonValue {
-  switch (ast.kind) {
-    case 'null':
-      return null;
-    case 'bool':
-    case 'string':
-    case 'number':
-      return ast.value;
-    case 'array':
-      return ast.items.map(astToValue);
-    case 'object': {
-      const out: JsonObject = {};
-      for (const [k, v] of ast.members) setOwn(out, k, astToValue(v));
-      return out;
+  const scalar = (a: JsonAst): JsonValue | undefined => {
+    switch (a.kind) {
+      case 'null':
+        return null;
+      case 'bool':
+      case 'string':
+      case 'number':
+        return a.value;
+      default:
+        return undefined;
+    }
+  };
+  const top = scalar(ast);
+  if (top !== undefined) return top;
+  const root: JsonValue = ast.kind === 'array' ? [] : {};
+  const work: Array<{ ast: JsonAst; out: JsonValue[] | JsonObject }> = [{ ast, out: root as JsonValue[] | JsonObject }];
+  for (let w = work.pop(); w !== undefined; w = work.pop()) {
+    const entries: Array<readonly [string | number, JsonAst]> =
+      w.ast.kind === 'array' ? w.ast.items.map((v, i) => [i, v] as const) : w.ast.kind === 'object' ? w.ast.members : [];
+    for (const [k, child] of entries) {
+      let v = scalar(child);
+      if (v === undefined) {
+        const container: JsonValue[] | JsonObject = child.kind === 'array' ? [] : {};
+        work.push({ ast: child, out: container });
+        v = container;
+      }
+      if (Array.isArray(w.out)) w.out[k as number] = v;
+      else setOwn(w.out, k as string, v);
     }
   }
+  return root;
 }
 
 /** Decodes JSON text into plain values with Go's error texts. */
