@@ -68,6 +68,8 @@ export async function serveResource(ctx: RequestContext, req: ResourceRequestInf
   }
   const verb = req.subresource ? connectVerb(req) : requiredVerb(req);
   if (!verbs.includes(verb)) throw methodNotAllowed();
+  // POST creates in a collection; on an object's path there is no such route.
+  if (verb === 'create' && req.name && !req.subresource) throw methodNotAllowed();
   if (isVirtual(info)) throw notImplemented(`${info.group ? `${info.name}.${info.group}` : info.name}`);
   if (info.namespaced && !req.namespace && (verb === 'create' || verb === 'deletecollection')) throw methodNotAllowed();
 

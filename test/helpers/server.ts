@@ -125,6 +125,8 @@ export function http(server: { url: string; creds: Credentials }, method: string
   const body = opts.body === undefined ? undefined : typeof opts.body === 'string' || Buffer.isBuffer(opts.body) ? opts.body : JSON.stringify(opts.body);
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+  // Node sends DELETE bodies unframed unless the length is given.
+  if (body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(body));
   const reqOpts: RequestOptions = {
     method,
     hostname: u.hostname,
