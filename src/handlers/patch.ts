@@ -2,7 +2,6 @@ import { isPlainObject } from '../codec/codec.js';
 import { negotiate } from '../codec/negotiate.js';
 import type { AdmissionChain } from '../admission/admission.js';
 import { loadDefinitions } from '../api/definitions.js';
-import type { JsonObject } from '../api/json.js';
 import { cloneObject, type KubeObject } from '../registry/object.js';
 import { ApiError, badRequest, notFound, unsupportedMediaType } from '../server/errors.js';
 import { contentTypeOf, readBody } from '../server/body.js';
@@ -28,18 +27,11 @@ const BUILTIN_PATCH_TYPES = [JSON_PATCH, MERGE_PATCH, APPLY_PATCH, STRATEGIC_MER
 type PatchFn = (current: KubeObject) => KubeObject;
 
 function patcherFor(scope: ResourceScope, type: string, body: Buffer): PatchFn {
-  const text = body.toString('utf8');
-  if (type === JSON_PATCH) return (cur) => applyJsonPatch(cur, text) as unknown as KubeObject;
-  let patch: unknown;
-  try {
-    patch = JSON.parse(text);
-  } catch (err) {
-    throw badRequest(`error decoding patch: ${(err as Error).message}`);
-  }
-  if (type === MERGE_PATCH) return (cur) => applyMergePatch(cur, patch) as unknown as KubeObject;
-  if (!isPlainObject(patch)) throw badRequest('json: cannot unmarshal into Go value of type map[string]interface {}');
+  // The patch functions decode the raw body themselves, with kube's error texts.
+  if (type === JSON_PATCH) return (cur) => applyJsonPatch(cur, body) as unknown as KubeObject;
+  if (type === MERGE_PATCH) return (cur) => applyMergePatch(cur, body) as unknown as KubeObject;
   const schema = patchSchemaFor(loadDefinitions().definitions, scope.info.definition);
-  return (cur) => applyStrategicMergePatch(cur, patch as JsonObject, schema) as unknown as KubeObject;
+  return (cur) => applyStrategicMergePatch(cur, body, schema) as unknown as KubeObject;
 }
 
 /**
