@@ -11,6 +11,9 @@ import { listOptionsFor } from './list.js';
 import { parseListParams, parseResourceVersion } from './options.js';
 import type { ResourceScope } from './scope.js';
 
+/** A client this far behind (bytes buffered for it) is cut off rather than buffered without bound. */
+const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
+
 /** kube-apiserver's --min-request-timeout: watches without timeoutSeconds end after 30–60 minutes. */
 const MIN_REQUEST_TIMEOUT_SECONDS = 1800;
 
@@ -66,6 +69,10 @@ export async function handleWatch(scope: ResourceScope, shutdown: AbortSignal): 
     let chunk = '';
     for (const e of events) chunk += JSON.stringify({ type: e.type, object: render(e.object) }) + '\n';
     res.write(chunk);
+    if (res.writableLength > MAX_BUFFERED_BYTES) {
+      res.destroy();
+      finish();
+    }
   };
 
   res.writeHead(200, {

@@ -106,7 +106,12 @@ class QueuedWatcher implements WatchHandle {
       if (this.stopped || this.queue.length === 0) return;
       const batch = this.queue;
       this.queue = [];
-      this.callbacks.onEvents(batch);
+      try {
+        this.callbacks.onEvents(batch);
+      } catch (err) {
+        // A failing consumer ends its own watch, never the process or other watchers.
+        this.fail(new StoreError('Unavailable', `watch consumer failed: ${(err as Error)?.message ?? String(err)}`));
+      }
     });
   }
 }
