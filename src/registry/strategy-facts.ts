@@ -387,7 +387,8 @@ export const STRATEGY_FACTS: Record<string, StrategyFacts> = {
   '/resourcequotas': {
     nameRule: 'dns1123Subdomain',
     tracksGeneration: false,
-    returnDeletedObject: false,
+    // The upstream OpenAPI document shows DELETE answering with the ResourceQuota.
+    returnDeletedObject: true,
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
     statusOnCreate: 'reset',
