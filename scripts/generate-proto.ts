@@ -187,16 +187,17 @@ function openApiName(message: string): string {
 }
 
 /**
- * Key of the pointer table: "<api dir>.<Message>" for k8s.io/api types (one entry serves
- * every version of the group), "meta.<Message>" and so on for apimachinery types.
+ * Keys of the pointer table, most specific first: "<api dir>.<version>.<Message>" for a
+ * version that differs, "<api dir>.<Message>" for every version of a group,
+ * "meta.<Message>" and so on for apimachinery types.
  */
-function pointerKey(full: string): string {
+function pointerKeys(full: string): string[] {
   const pkg = full.slice(0, full.lastIndexOf('.'));
   const name = full.slice(full.lastIndexOf('.') + 1);
   const dir = apiDir(pkg);
-  if (dir !== undefined) return `${dir}.${name}`;
+  if (dir !== undefined) return [`${dir}.${pkg.slice(pkg.lastIndexOf('.') + 1)}.${name}`, `${dir}.${name}`];
   const m = /^k8s\.io\.apimachinery\.pkg\.(?:apis\.)?(.+)$/.exec(pkg);
-  return `${m ? m[1]!.replace(/\.v1$/, '') : pkg}.${name}`;
+  return [`${m ? m[1]!.replace(/\.v1$/, '') : pkg}.${name}`];
 }
 
 /** The k8s.io/api directory of a package, e.g. "apps" for k8s.io.api.apps.v1. */
@@ -310,7 +311,8 @@ export function generate(sharedRoot: string): GenerateResult {
     const special = SPECIAL[full] ?? (msg.nullableSlice ? 'array' : undefined);
     const required = new Set(def?.required ?? []);
     const dir = apiDir(pkg);
-    const pointerNames = GO_POINTER_FIELDS[pointerKey(full)];
+    const pointerKey = pointerKeys(full).find((k) => GO_POINTER_FIELDS[k] !== undefined);
+    const pointerNames = pointerKey === undefined ? undefined : GO_POINTER_FIELDS[pointerKey];
     const fields: FieldDesc[] = msg.fields.map((f) => {
       const type = resolveType(pkg, f.type, `${full}.${f.name}`);
       let flags = f.label === 'repeated' ? FIELD_REPEATED : f.label === 'map' ? FIELD_MAP : 0;
@@ -327,7 +329,7 @@ export function generate(sharedRoot: string): GenerateResult {
       if (pointerNames?.includes(name)) {
         if (!SCALARS.has(type) || f.label !== 'optional') throw new Error(`${full}.${f.name}: the pointer table names a field that is not a singular scalar`);
         flags |= FIELD_POINTER;
-        pointerUsed.add(`${pointerKey(full)}.${name}`);
+        pointerUsed.add(`${pointerKey!}.${name}`);
       }
       return [name, f.number, type, flags];
     });

@@ -259,6 +259,11 @@ describe('protobuf conversions', () => {
     const pod = decodeProtobufObject(envelope('v1', 'Pod', ld(2, [...ld(2, [...ld(1, 'c'), ...ld(6, vint(3, 0)), ...ld(8, [])])])));
     const podSpec = pod.object['spec'] as Record<string, unknown>;
     assert.deepEqual(podSpec['containers'], [{ name: 'c', ports: [{ containerPort: 0 }], resources: {} }]);
+    // storageClassName "" (a *string: "no dynamic provisioning") and immutable: false (a *bool) survive
+    const pvc = decodeProtobufObject(envelope('v1', 'PersistentVolumeClaim', ld(2, ld(5, ''))));
+    assert.deepEqual(pvc.object['spec'], { storageClassName: '' });
+    const cm = decodeProtobufObject(envelope('v1', 'ConfigMap', vint(4, 0)));
+    assert.equal(cm.object['immutable'], false);
     // absent fields stay absent on encode; present zeros are written
     const raw = rawOf(encodeProtobufObject({ apiVersion: 'apps/v1', kind: 'Deployment', spec: { replicas: 0 } }));
     assert.deepEqual(raw, Buffer.from(ld(2, vint(1, 0))));
