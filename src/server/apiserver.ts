@@ -22,6 +22,8 @@ import { MemoryStore } from '../storage/memory.js';
 import { SqliteStore } from '../storage/sqlite.js';
 import type { Store } from '../storage/store.js';
 import { Compactor } from '../storage/compactor.js';
+// Registers the conversions of served versions whose schema differs from storage.
+import '../registry/conversions/index.js';
 import { RequestContext } from './context.js';
 import { isApiError } from './errors.js';
 import { writeKubeconfig } from './kubeconfig.js';
