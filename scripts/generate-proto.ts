@@ -235,12 +235,6 @@ export function generate(sharedRoot: string): GenerateResult {
   };
 
   /**
-   * The OpenAPI definition describing a message. Versions that are no longer
-   * served (apps/v1beta1, extensions/v1beta1, ...) have none; the same-named
-   * type of a served version of the same group stands in when its properties
-   * cover every field.
-   */
-  /**
    * The JSON name of a proto field. They are equal but for a few fields whose
    * proto name kept the Go spelling (Webhooks, uID, aPIGroup): those match an
    * OpenAPI property case-insensitively.
@@ -282,8 +276,8 @@ export function generate(sharedRoot: string): GenerateResult {
   /**
    * The OpenAPI definition describing a message. Versions that are no longer
    * served (apps/v1beta1, extensions/v1beta1, ...) have none; the same-named
-   * type of a served version of the same group stands in when it accounts for
-   * every field.
+   * type of a served version (of the same group first, else of the group the
+   * type moved to) stands in when it accounts for every field.
    */
   const defFor = (full: string): OpenApiDef | undefined => {
     const own = defs[openApiName(full)];
@@ -310,7 +304,6 @@ export function generate(sharedRoot: string): GenerateResult {
     const def = defFor(full);
     const special = SPECIAL[full] ?? (msg.nullableSlice ? 'array' : undefined);
     const required = new Set(def?.required ?? []);
-    const dir = apiDir(pkg);
     const pointerKey = pointerKeys(full).find((k) => GO_POINTER_FIELDS[k] !== undefined);
     const pointerNames = pointerKey === undefined ? undefined : GO_POINTER_FIELDS[pointerKey];
     const fields: FieldDesc[] = msg.fields.map((f) => {

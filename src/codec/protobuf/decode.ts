@@ -11,7 +11,7 @@
  *  - a nil slice or map without omitempty is `null` in JSON;
  *  - inline embedded structs spread their fields into the parent object.
  */
-import { fieldMessage, type Field, type Message } from './descriptor.js';
+import { assemblerOf, fieldMessage, type Field, type Message } from './descriptor.js';
 import { ProtobufDecodeError } from './errors.js';
 import { formatGoDuration, formatRfc3339, GO_ZERO_TIME_SECONDS } from './wellknown.js';
 import { Reader, utf8, WIRE_BYTES, WIRE_VARINT } from './wire.js';
@@ -128,34 +128,8 @@ function readMapEntry(f: Field, buf: Buffer, start: number, end: number, target:
   target[key] = value;
 }
 
-function isZeroScalar(v: unknown): boolean {
-  return v === '' || v === 0 || v === false;
-}
-
 function assemble(msg: Message, values: unknown[], buf: Buffer, out: JsonObject): JsonObject {
-  const fields = msg.fields;
-  for (let i = 0; i < fields.length; i++) {
-    const f = fields[i]!;
-    const v = values[i];
-    if (f.inline) {
-      const sub = v ?? decodeValue(fieldMessage(f), buf, 0, 0);
-      if (sub !== null && typeof sub === 'object') Object.assign(out, sub);
-      continue;
-    }
-    if (v === undefined) {
-      // Absent: only a Go field without omitempty still shows, as its zero value.
-      if (f.required && !f.pointer) {
-        if (f.repeated || f.map || f.scalar === 'bytes') out[f.name] = null;
-        else if (f.scalar === 'string') out[f.name] = '';
-        else if (f.scalar === 'bool') out[f.name] = false;
-        else if (f.scalar !== undefined) out[f.name] = 0;
-      }
-      continue;
-    }
-    if (f.scalar !== undefined && !f.repeated && !f.map && !f.pointer && !f.required && isZeroScalar(v)) continue;
-    out[f.name] = v;
-  }
-  return out;
+  return assemblerOf(msg)(values, out, (i) => decodeValue(fieldMessage(msg.fields[i]!), buf, 0, 0));
 }
 
 function wrongWireType(msg: Message, f: Field, wireType: number): ProtobufDecodeError {

@@ -17,6 +17,7 @@ import {
   type ScalarType,
   type SpecialKind,
 } from './descriptor-types.js';
+import { buildAssembler, type Assembler } from './assemble.js';
 import { ProtobufUnsupportedKindError } from './errors.js';
 import { WIRE_BYTES, WIRE_VARINT } from './wire.js';
 
@@ -50,6 +51,8 @@ export interface Message {
   readonly indexByNumber: readonly (number | undefined)[];
   /** Fields in ascending field number: the order Go marshals them in. */
   readonly encodeOrder: readonly Field[];
+  /** Built on first decode (see assemble.ts). */
+  assembler: Assembler | undefined;
 }
 
 let file: ProtoDescriptorFile | undefined;
@@ -88,6 +91,11 @@ export function fieldMessage(f: Field): Message {
   return f.message;
 }
 
+export function assemblerOf(m: Message): Assembler {
+  if (m.assembler === undefined) m.assembler = buildAssembler(m.fields);
+  return m.assembler;
+}
+
 function compile(name: string, desc: MessageDesc): Message {
   const fields: Field[] = desc.fields.map(([fname, number, type, flags]) => {
     const scalar = isScalar(type) ? type : undefined;
@@ -120,6 +128,7 @@ function compile(name: string, desc: MessageDesc): Message {
     fields,
     indexByNumber,
     encodeOrder: [...fields].sort((a, b) => a.number - b.number),
+    assembler: undefined,
   };
 }
 
