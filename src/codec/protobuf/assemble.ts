@@ -1,6 +1,6 @@
 /**
  * Builds, per message, the function that turns decoded field values into the
- * JSON object. It is generated code with one constant-key store per field:
+ * JSON object (and the one that reads a JSON object's fields for encoding). It is generated code with one constant-key store per field:
  * a generic `out[name] = v` loop makes a single megamorphic store site for
  * every message type, which cost a third of Pod decode time.
  *
@@ -42,4 +42,12 @@ export function buildAssembler(fields: readonly Field[]): Assembler {
   });
   lines.push('return out;');
   return new Function('values', 'out', 'emptyInline', lines.join('\n')) as Assembler;
+}
+
+/** Reads an object's fields in the given order (one constant-key load per field; see above). */
+export type Extractor = (obj: JsonObject) => unknown[];
+
+export function buildExtractor(fields: readonly Field[]): Extractor {
+  const loads = fields.map((f) => (f.inline ? 'undefined' : `obj[${JSON.stringify(f.name)}]`));
+  return new Function('obj', `return [${loads.join(', ')}];`) as Extractor;
 }

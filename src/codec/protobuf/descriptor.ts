@@ -17,7 +17,7 @@ import {
   type ScalarType,
   type SpecialKind,
 } from './descriptor-types.js';
-import { buildAssembler, type Assembler } from './assemble.js';
+import { buildAssembler, buildExtractor, type Assembler, type Extractor } from './assemble.js';
 import { ProtobufUnsupportedKindError } from './errors.js';
 import { WIRE_BYTES, WIRE_VARINT } from './wire.js';
 
@@ -53,6 +53,8 @@ export interface Message {
   readonly encodeOrder: readonly Field[];
   /** Built on first decode (see assemble.ts). */
   assembler: Assembler | undefined;
+  /** Built on first encode: reads the JSON values of `encodeOrder`. */
+  extractor: Extractor | undefined;
 }
 
 let file: ProtoDescriptorFile | undefined;
@@ -96,6 +98,11 @@ export function assemblerOf(m: Message): Assembler {
   return m.assembler;
 }
 
+export function extractorOf(m: Message): Extractor {
+  if (m.extractor === undefined) m.extractor = buildExtractor(m.encodeOrder);
+  return m.extractor;
+}
+
 function compile(name: string, desc: MessageDesc): Message {
   const fields: Field[] = desc.fields.map(([fname, number, type, flags]) => {
     const scalar = isScalar(type) ? type : undefined;
@@ -129,6 +136,7 @@ function compile(name: string, desc: MessageDesc): Message {
     indexByNumber,
     encodeOrder: [...fields].sort((a, b) => a.number - b.number),
     assembler: undefined,
+    extractor: undefined,
   };
 }
 

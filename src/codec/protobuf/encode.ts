@@ -4,7 +4,7 @@
  * in JSON is not written: a Go client decodes that to the same zero value
  * kube-apiserver would have sent explicitly.
  */
-import { fieldMessage, type Field, type Message } from './descriptor.js';
+import { extractorOf, fieldMessage, type Field, type Message } from './descriptor.js';
 import { ProtobufEncodeError } from './errors.js';
 import { parseGoDuration, parseRfc3339 } from './wellknown.js';
 import { Writer, WIRE_BYTES, WIRE_VARINT } from './wire.js';
@@ -22,6 +22,7 @@ export function encodeFields(w: Writer, msg: Message, obj: unknown, path: string
   }
   const o = obj as JsonObject;
   const order = msg.encodeOrder;
+  const values = extractorOf(msg)(o);
   for (let i = 0; i < order.length; i++) {
     const f = order[i]!;
     if (f.inline) {
@@ -32,7 +33,7 @@ export function encodeFields(w: Writer, msg: Message, obj: unknown, path: string
       w.endLength(mark);
       continue;
     }
-    const v = o[f.name];
+    const v = values[i];
     if (v === undefined || v === null) continue;
     if (f.map) encodeMap(w, f, v, path);
     else if (f.repeated) {

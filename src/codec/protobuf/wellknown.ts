@@ -54,8 +54,33 @@ export function formatRfc3339(seconds: number, nanos = 0, micros = false): strin
 
 const RFC3339 = /^(-?\d{4,})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
+/** Digits of text[i..i+n) as a number, or -1. */
+function digits(text: string, i: number, n: number): number {
+  let v = 0;
+  for (let j = i; j < i + n; j++) {
+    const c = text.charCodeAt(j) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
 /** Parses RFC 3339 text as Go's time.Parse(time.RFC3339, …) does; undefined when malformed. */
 export function parseRfc3339(text: string): { seconds: number; nanos: number } | undefined {
+  // Fast path for what servers write: "2006-01-02T15:04:05Z".
+  if (text.length === 20 && text.charCodeAt(19) === 90 /* Z */ && text.charCodeAt(10) === 84 /* T */) {
+    const y = digits(text, 0, 4);
+    const mo = digits(text, 5, 2);
+    const d = digits(text, 8, 2);
+    const h = digits(text, 11, 2);
+    const mi = digits(text, 14, 2);
+    const s = digits(text, 17, 2);
+    const separators = text[4] === '-' && text[7] === '-' && text[13] === ':' && text[16] === ':';
+    const inRange = y >= 0 && mo >= 1 && mo <= 12 && d >= 1 && d <= daysIn(y, mo) && h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && s >= 0 && s <= 59;
+    if (separators && inRange) {
+      return { seconds: daysFromCivil(y, mo, d) * SECONDS_PER_DAY + h * 3600 + mi * 60 + s, nanos: 0 };
+    }
+  }
   const m = RFC3339.exec(text);
   if (m === null) return undefined;
   const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number, number];
