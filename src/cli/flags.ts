@@ -87,16 +87,20 @@ export function parseFlags(argv: string[], specs: FlagSpec[]): ParsedFlags {
       args.push(a);
       continue;
     }
-    const body = a.replace(/^--?/, '');
-    const eq = body.indexOf('=');
-    const name = eq >= 0 ? body.slice(0, eq) : body;
+    const long = a.startsWith('--');
+    const body = a.slice(long ? 2 : 1);
+    // pflag: `-x` is a shorthand, which only one-letter flags (such as -v) have;
+    // its value may follow as `-v=2`, `-v2` or the next argument.
+    const eq = long ? body.indexOf('=') : body[1] === '=' ? 1 : -1;
+    const name = long ? (eq >= 0 ? body.slice(0, eq) : body) : body[0]!;
     const spec = byName.get(name);
-    if (!spec) throw new FlagError(a.startsWith('--') ? `unknown flag: --${name}` : `unknown shorthand flag: '${name[0]}' in ${a}`);
+    if (!spec) throw new FlagError(long ? `unknown flag: --${name}` : `unknown shorthand flag: '${name}' in ${a}`);
     let raw: string;
     if (eq >= 0) raw = body.slice(eq + 1);
+    else if (!long && body.length > 1) raw = body.slice(1);
     else if (spec.type === 'bool') raw = 'true';
     else {
-      if (i + 1 >= argv.length) throw new FlagError(`flag needs an argument: --${name}`);
+      if (i + 1 >= argv.length) throw new FlagError(long ? `flag needs an argument: --${name}` : `flag needs an argument: '${name}' in ${a}`);
       raw = argv[++i]!;
     }
     const v = convert(spec, raw);

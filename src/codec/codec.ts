@@ -1,5 +1,6 @@
 import { CORE_SCHEMA, dump, loadAll } from 'js-yaml';
-import { JSON_TYPE, YAML_TYPE, type Encoding } from './media-type.js';
+import { JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from './media-type.js';
+import { decodeProtobufObject, encodeProtobufList, encodeProtobufObject, ProtobufCodecError, type TypeInfo } from './protobuf/index.js';
 
 /**
  * Serialization of JSON values to and from the wire encodings the server
@@ -9,6 +10,7 @@ import { JSON_TYPE, YAML_TYPE, type Encoding } from './media-type.js';
 
 export function encode(value: unknown, encoding: Encoding, pretty = false): Buffer {
   if (encoding === YAML_TYPE) return Buffer.from(toYaml(value));
+  if (encoding === PROTOBUF_TYPE) return encodeProtobuf(value);
   return Buffer.from(pretty ? JSON.stringify(value, null, 2) + '\n' : JSON.stringify(value));
 }
 
@@ -23,8 +25,26 @@ export class DecodeError extends Error {
   }
 }
 
-/** Decodes a request body; throws DecodeError with a message fit for a 400 Status. */
-export function decode(body: Buffer, encoding: Encoding): unknown {
+/** Protobuf for an object or a list (lists nest their items rather than enveloping each). */
+export function encodeProtobuf(value: unknown): Buffer {
+  if (!isPlainObject(value)) throw new Error('only objects can be encoded as protobuf');
+  return Array.isArray(value.items) ? encodeProtobufList(value) : encodeProtobufObject(value);
+}
+
+/**
+ * Decodes a request body; throws DecodeError with a message fit for a 400
+ * Status. `expected` stands in for a protobuf envelope without type meta.
+ */
+export function decode(body: Buffer, encoding: Encoding, expected?: Partial<TypeInfo>): unknown {
+  if (encoding === PROTOBUF_TYPE) {
+    try {
+      const decoded = decodeProtobufObject(body, expected);
+      return { ...decoded.object, apiVersion: decoded.apiVersion, kind: decoded.kind };
+    } catch (err) {
+      if (err instanceof ProtobufCodecError) throw new DecodeError(err.message);
+      throw err;
+    }
+  }
   const text = body.toString('utf8');
   if (encoding === JSON_TYPE) {
     try {

@@ -63,12 +63,17 @@ function splitOutsideQuotes(s: string, sep: string): string[] {
   return out.map((x) => x.trim()).filter((x) => x.length > 0);
 }
 
-/** Ranges ordered by q (stable for equal q: earlier first), without q=0 entries. */
+/**
+ * Ranges ordered by q, without q=0 entries; for equal q a specific type goes
+ * before `*` and a specific subtype before `type/*` (goautoneg's order),
+ * otherwise earlier first.
+ */
 export function byPreference(ranges: MediaRange[]): MediaRange[] {
+  const wild = (r: MediaRange): number => (r.type === '*' ? 2 : r.subtype === '*' ? 1 : 0);
   return ranges
     .map((r, i) => ({ r, i }))
     .filter(({ r }) => r.q > 0)
-    .sort((a, b) => b.r.q - a.r.q || a.i - b.i)
+    .sort((a, b) => b.r.q - a.r.q || wild(a.r) - wild(b.r) || a.i - b.i)
     .map(({ r }) => r);
 }
 
@@ -76,8 +81,8 @@ export const JSON_TYPE = 'application/json';
 export const YAML_TYPE = 'application/yaml';
 export const PROTOBUF_TYPE = 'application/vnd.kubernetes.protobuf';
 
-/** Serializations the server can write; protobuf is listed in errors but not served yet. */
-export const SERVED_ENCODINGS = [JSON_TYPE, YAML_TYPE] as const;
+/** Serializations the server reads and writes. */
+export const SERVED_ENCODINGS = [JSON_TYPE, YAML_TYPE, PROTOBUF_TYPE] as const;
 export type Encoding = (typeof SERVED_ENCODINGS)[number];
 export const ADVERTISED_TYPES = [JSON_TYPE, YAML_TYPE, PROTOBUF_TYPE];
 
@@ -88,5 +93,6 @@ export function encodingFor(r: MediaRange): Encoding | undefined {
   if (r.type !== 'application') return undefined;
   if (r.subtype === 'json') return JSON_TYPE;
   if (r.subtype === 'yaml') return YAML_TYPE;
+  if (r.subtype === 'vnd.kubernetes.protobuf') return PROTOBUF_TYPE;
   return undefined;
 }

@@ -1,5 +1,5 @@
 import { notAcceptable } from '../server/errors.js';
-import { ADVERTISED_TYPES, byPreference, encodingFor, parseMediaRanges, type Encoding, type MediaRange } from './media-type.js';
+import { ADVERTISED_TYPES, byPreference, encodingFor, parseMediaRanges, PROTOBUF_TYPE, type Encoding, type MediaRange } from './media-type.js';
 
 /**
  * Chooses the response encoding and view for a request's Accept header, as
@@ -23,16 +23,21 @@ export interface Negotiated {
 /** Which views an endpoint offers: kube allows `as=X` per endpoint kind. */
 export interface ViewOffer {
   /** `as` value for metadata-only output: PartialObjectMetadata (get, watch) or PartialObjectMetadataList (list). */
-  metadataAs?: 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+  metadataAs?: 'PartialObjectMetadata' | 'PartialObjectMetadataList' | undefined;
   table: boolean;
+  /** The kind has a protobuf message (built-in kinds; not custom resources). */
+  protobuf?: boolean;
 }
 
 const META_GROUP = 'meta.k8s.io';
-const KNOWN_PARAMS = new Set(['as', 'g', 'v', 'pretty', 'charset', 'stream', 'includeobject']);
 
 function viewFor(r: MediaRange, offer: ViewOffer): View | undefined | null {
   const as = r.params['as'];
-  for (const p of Object.keys(r.params)) if (!KNOWN_PARAMS.has(p)) return null;
+  // acceptMediaTypeOptions: unrecognized parameters are ignored; a stream
+  // other than watch, or a server version (sv), rules the range out.
+  const stream = r.params['stream'];
+  if (stream && stream !== 'watch') return null;
+  if (r.params['sv']) return null;
   if (!as) return { kind: 'object' };
   const g = r.params['g'];
   const v = r.params['v'];
@@ -50,6 +55,9 @@ export function negotiate(accept: string | undefined, offer: ViewOffer): Negotia
     if (!encoding) continue;
     const view = viewFor(r, offer);
     if (!view) continue;
+    // Tables have no protobuf form here; objects only when the kind has a message.
+    if (encoding === PROTOBUF_TYPE && (view.kind === 'table' || (view.kind === 'object' && !offer.protobuf))) continue;
+    // `*/*` and `application/*` mean the default encoding, JSON.
     return { encoding, view, contentType: encoding };
   }
   throw notAcceptable(ADVERTISED_TYPES);

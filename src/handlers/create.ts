@@ -1,5 +1,4 @@
 import { isPlainObject } from '../codec/codec.js';
-import { negotiate } from '../codec/negotiate.js';
 import type { AdmissionChain } from '../admission/admission.js';
 import { apiVersionOf, cloneObject, metaOf, type KubeObject } from '../registry/object.js';
 import { badRequest } from '../server/errors.js';
@@ -48,9 +47,9 @@ export function parseWriteOptions(scope: ResourceScope, kind: OptionsKind): Writ
 
 export async function handleCreate(scope: ResourceScope, admission: AdmissionChain): Promise<void> {
   const { ctx, info } = scope;
-  const neg = negotiate(ctx.header('accept'), { table: info.isObject, metadataAs: info.isObject ? 'PartialObjectMetadata' : undefined });
+  const neg = scope.negotiate();
   const opts = parseWriteOptions(scope, 'CreateOptions');
-  const obj = checkBodyObject(scope, await readObjectBody(ctx));
+  const obj = checkBodyObject(scope, await readObjectBody(ctx, scope.typeInfo));
   const meta = metaOf(obj);
   if (info.namespaced) meta.namespace = scope.namespace;
   await admission.run({

@@ -1,5 +1,5 @@
 import { isPlainObject, decode, DecodeError } from '../codec/codec.js';
-import { negotiate } from '../codec/negotiate.js';
+import { JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE } from '../codec/media-type.js';
 import type { AdmissionChain } from '../admission/admission.js';
 import { apiVersionOf } from '../registry/object.js';
 import type { DeleteOptions } from '../registry/resource-store.js';
@@ -24,10 +24,11 @@ async function readDeleteOptions(scope: ResourceScope): Promise<RequestDeleteOpt
   const opts: RequestDeleteOptions = {};
   const errs: FieldError[] = [];
   if (body.length > 0) {
-    const type = contentTypeOf(ctx) === 'application/yaml' ? 'application/yaml' : 'application/json';
+    const ct = contentTypeOf(ctx);
+    const type = ct === YAML_TYPE || ct === PROTOBUF_TYPE ? ct : JSON_TYPE;
     let raw: unknown;
     try {
-      raw = decode(body, type);
+      raw = decode(body, type, { apiVersion: 'v1', kind: 'DeleteOptions' });
     } catch (err) {
       throw badRequest(err instanceof DecodeError ? err.message : String(err));
     }
@@ -69,7 +70,7 @@ async function readDeleteOptions(scope: ResourceScope): Promise<RequestDeleteOpt
 
 export async function handleDelete(scope: ResourceScope, admission: AdmissionChain): Promise<void> {
   const { ctx, info } = scope;
-  const neg = negotiate(ctx.header('accept'), { table: false });
+  const neg = scope.negotiate({ table: false });
   const opts = await readDeleteOptions(scope);
   const ns = info.namespaced ? scope.namespace : undefined;
   const current = await scope.store.get(ns, scope.name);
@@ -102,7 +103,7 @@ export async function handleDelete(scope: ResourceScope, admission: AdmissionCha
 /** DELETE on a collection: deletes every matching object and returns them as a list. */
 export async function handleDeleteCollection(scope: ResourceScope, admission: AdmissionChain): Promise<void> {
   const { ctx, info } = scope;
-  const neg = negotiate(ctx.header('accept'), { table: false });
+  const neg = scope.negotiate({ table: false });
   const opts = await readDeleteOptions(scope);
   const params = parseListParams(ctx.query, false);
   const list = await scope.store.list(listOptionsFor(scope, { ...params, limit: 0, continueToken: undefined }));

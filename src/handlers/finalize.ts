@@ -1,4 +1,3 @@
-import { negotiate } from '../codec/negotiate.js';
 import type { NamespaceStore } from '../registry/namespaces.js';
 import { badRequest, invalid } from '../server/errors.js';
 import { readObjectBody } from '../server/body.js';
@@ -10,9 +9,9 @@ import type { ResourceScope } from './scope.js';
 /** PUT /api/v1/namespaces/<name>/finalize: replaces spec.finalizers only. */
 export async function handleFinalize(scope: ResourceScope, namespaces: NamespaceStore): Promise<void> {
   const { ctx } = scope;
-  const neg = negotiate(ctx.header('accept'), { table: true, metadataAs: 'PartialObjectMetadata' });
+  const neg = scope.negotiate();
   const opts = parseWriteOptions(scope, 'UpdateOptions');
-  const obj = checkBodyObject(scope, await readObjectBody(ctx));
+  const obj = checkBodyObject(scope, await readObjectBody(ctx, scope.typeInfo));
   if (obj.metadata?.name !== scope.name) {
     throw badRequest(`the name of the object (${obj.metadata?.name ?? ''}) does not match the name on the URL (${scope.name})`);
   }

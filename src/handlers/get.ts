@@ -1,4 +1,4 @@
-import { negotiate } from '../codec/negotiate.js';
+import type { View } from '../codec/negotiate.js';
 import { parseIncludeObject, partialObjectMetadata, table } from '../codec/views.js';
 import type { KubeObject } from '../registry/object.js';
 import { tableConvertorFor } from '../registry/tables.js';
@@ -9,7 +9,7 @@ import type { ResourceScope } from './scope.js';
 /** GET of one object, in the requested view (object, Table, PartialObjectMetadata). */
 export async function handleGet(scope: ResourceScope): Promise<void> {
   const { ctx } = scope;
-  const neg = negotiate(ctx.header('accept'), { table: scope.info.isObject, metadataAs: scope.info.isObject ? 'PartialObjectMetadata' : undefined });
+  const neg = scope.negotiate();
   const rv = ctx.query.get('resourceVersion');
   // Unset = most recent; "0" = any; other = not older than.
   const minRevision = rv && rv !== '0' ? parseResourceVersion(rv) : undefined;
@@ -18,7 +18,7 @@ export async function handleGet(scope: ResourceScope): Promise<void> {
   writeEncoded(ctx, 200, renderObject(scope, obj, neg.view), neg.encoding, neg.contentType);
 }
 
-export function renderObject(scope: ResourceScope, obj: KubeObject, view: ReturnType<typeof negotiate>['view']): unknown {
+export function renderObject(scope: ResourceScope, obj: KubeObject, view: View): unknown {
   if (view.kind === 'metadata') return partialObjectMetadata(obj, view.version);
   if (view.kind === 'table') {
     return table([obj], tableConvertorFor(scope.info.group, scope.info.name), {

@@ -1,4 +1,3 @@
-import { negotiate } from '../codec/negotiate.js';
 import { parseIncludeObject, partialObjectMetadataList, table, type ListMeta } from '../codec/views.js';
 import { apiVersionOf, type KubeObject } from '../registry/object.js';
 import type { ListOptions } from '../registry/resource-store.js';
@@ -35,7 +34,7 @@ function stripTypeMeta(obj: KubeObject): KubeObject {
 
 export async function handleList(scope: ResourceScope): Promise<void> {
   const { ctx, info } = scope;
-  const neg = negotiate(ctx.header('accept'), { table: info.isObject, metadataAs: info.isObject ? 'PartialObjectMetadataList' : undefined });
+  const neg = scope.negotiate({ list: true });
   const params = parseListParams(ctx.query, false);
   const result = await scope.store.list(listOptionsFor(scope, params));
   const items = result.items.map((o) => scope.toServed(o));

@@ -1,5 +1,4 @@
 import { isPlainObject } from '../codec/codec.js';
-import { negotiate } from '../codec/negotiate.js';
 import type { AdmissionChain } from '../admission/admission.js';
 import { loadDefinitions } from '../api/definitions.js';
 import { cloneObject, type KubeObject } from '../registry/object.js';
@@ -41,7 +40,7 @@ function patcherFor(scope: ResourceScope, type: string, body: Buffer): PatchFn {
  */
 export async function handlePatch(scope: ResourceScope, admission: AdmissionChain): Promise<void> {
   const { ctx, info } = scope;
-  const neg = negotiate(ctx.header('accept'), { table: info.isObject, metadataAs: info.isObject ? 'PartialObjectMetadata' : undefined });
+  const neg = scope.negotiate();
   const type = contentTypeOf(ctx);
   if (!BUILTIN_PATCH_TYPES.includes(type)) {
     ctx.req.resume();

@@ -1,4 +1,7 @@
 import type { ResourceInfo } from '../api/types.js';
+import { negotiate, type Negotiated } from '../codec/negotiate.js';
+import { supportsProtobuf } from '../codec/protobuf/index.js';
+import { apiVersionOf } from '../registry/object.js';
 import { toServedVersion, toStorageVersion } from '../registry/convert.js';
 import type { KubeObject } from '../registry/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
@@ -36,6 +39,25 @@ export class ResourceScope {
 
   get groupKind(): GroupKind {
     return { group: this.info.group, kind: this.info.kind };
+  }
+
+  /** The endpoint's apiVersion/kind, e.g. for protobuf envelopes without type meta. */
+  get typeInfo(): { apiVersion: string; kind: string } {
+    return { apiVersion: apiVersionOf(this.info.group, this.info.version), kind: this.info.kind };
+  }
+
+  /**
+   * The response encoding and view for this request's Accept header. Lists
+   * offer PartialObjectMetadataList, single objects PartialObjectMetadata;
+   * types without metadata offer neither, nor Table.
+   */
+  negotiate(opts: { list?: boolean; table?: boolean } = {}): Negotiated {
+    const isObject = this.info.isObject;
+    return negotiate(this.ctx.header('accept'), {
+      table: (opts.table ?? true) && isObject,
+      metadataAs: isObject ? (opts.list ? 'PartialObjectMetadataList' : 'PartialObjectMetadata') : undefined,
+      protobuf: supportsProtobuf(this.typeInfo.apiVersion, this.info.kind),
+    });
   }
 
   toServed(obj: KubeObject): KubeObject {

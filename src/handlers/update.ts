@@ -1,4 +1,3 @@
-import { negotiate } from '../codec/negotiate.js';
 import type { AdmissionChain } from '../admission/admission.js';
 import { metaOf } from '../registry/object.js';
 import { badRequest } from '../server/errors.js';
@@ -11,9 +10,9 @@ import type { ResourceScope } from './scope.js';
 /** PUT of a whole object (or of its status): an update, or a create where the type allows it. */
 export async function handleUpdate(scope: ResourceScope, admission: AdmissionChain): Promise<void> {
   const { ctx, info } = scope;
-  const neg = negotiate(ctx.header('accept'), { table: info.isObject, metadataAs: info.isObject ? 'PartialObjectMetadata' : undefined });
+  const neg = scope.negotiate();
   const opts = parseWriteOptions(scope, 'UpdateOptions');
-  const obj = checkBodyObject(scope, await readObjectBody(ctx));
+  const obj = checkBodyObject(scope, await readObjectBody(ctx, scope.typeInfo));
   const meta = metaOf(obj);
   if (meta.name !== scope.name) {
     throw badRequest(`the name of the object (${meta.name ?? ''}) does not match the name on the URL (${scope.name})`);

@@ -1,7 +1,7 @@
-import { negotiate } from '../codec/negotiate.js';
 import { parseIncludeObject, partialObjectMetadata, table } from '../codec/views.js';
 import { notAcceptable, ApiError } from '../server/errors.js';
-import { ADVERTISED_TYPES, JSON_TYPE } from '../codec/media-type.js';
+import { JSON_TYPE, PROTOBUF_TYPE } from '../codec/media-type.js';
+import { encodeWatchEvent, PROTOBUF_WATCH_MEDIA_TYPE } from '../codec/protobuf/index.js';
 import type { KubeObject } from '../registry/object.js';
 import type { WatchEvent, WatchOptions } from '../registry/resource-store.js';
 import { parseFieldSelector } from '../registry/selectors.js';
@@ -23,8 +23,12 @@ const MIN_REQUEST_TIMEOUT_SECONDS = 1800;
  */
 export async function handleWatch(scope: ResourceScope, shutdown: AbortSignal): Promise<void> {
   const { ctx, info } = scope;
-  const neg = negotiate(ctx.header('accept'), { table: info.isObject, metadataAs: info.isObject ? 'PartialObjectMetadata' : undefined });
-  if (neg.encoding !== JSON_TYPE) throw notAcceptable(ADVERTISED_TYPES.filter((t) => t !== 'application/yaml'));
+  const neg = scope.negotiate();
+  // Watches stream JSON documents or length-prefixed protobuf events; YAML has no stream framing.
+  if (neg.encoding !== JSON_TYPE && neg.encoding !== PROTOBUF_TYPE) throw notAcceptable([JSON_TYPE, PROTOBUF_TYPE]);
+  const protobuf = neg.encoding === PROTOBUF_TYPE;
+  const frame = (type: string, object: unknown): string | Buffer =>
+    protobuf ? encodeWatchEvent(type, object as Record<string, unknown>) : JSON.stringify({ type, object }) + '\n';
   const params = parseListParams(ctx.query, true);
   const list = listOptionsFor(scope, { ...params, limit: 0, continueToken: undefined, resourceVersion: undefined });
   // A watch on one object's path is a watch of the collection with a name selector.
@@ -66,9 +70,8 @@ export async function handleWatch(scope: ResourceScope, shutdown: AbortSignal): 
   };
   const writeEvents = (events: WatchEvent[]): void => {
     if (finished) return;
-    let chunk = '';
-    for (const e of events) chunk += JSON.stringify({ type: e.type, object: render(e.object) }) + '\n';
-    res.write(chunk);
+    const frames = events.map((e) => frame(e.type, render(e.object)));
+    res.write(protobuf ? Buffer.concat(frames as Buffer[]) : (frames as string[]).join(''));
     if (res.writableLength > MAX_BUFFERED_BYTES) {
       res.destroy();
       finish();
@@ -76,7 +79,7 @@ export async function handleWatch(scope: ResourceScope, shutdown: AbortSignal): 
   };
 
   res.writeHead(200, {
-    'Content-Type': neg.contentType,
+    'Content-Type': protobuf ? PROTOBUF_WATCH_MEDIA_TYPE : neg.contentType,
     'Cache-Control': 'no-cache, private',
     'Audit-Id': ctx.auditId,
     'Transfer-Encoding': 'chunked',
@@ -93,13 +96,13 @@ export async function handleWatch(scope: ResourceScope, shutdown: AbortSignal): 
     handle = await scope.store.watch(opts, {
       onEvents: writeEvents,
       onEnd: (err) => {
-        if (err && !finished) res.write(JSON.stringify({ type: 'ERROR', object: err.status }) + '\n');
+        if (err && !finished) res.write(frame('ERROR', err.status));
         finish();
       },
     });
     if (finished) handle.stop();
   } catch (err) {
-    if (err instanceof ApiError && !finished) res.write(JSON.stringify({ type: 'ERROR', object: err.status }) + '\n');
+    if (err instanceof ApiError && !finished) res.write(frame('ERROR', err.status));
     finish();
     if (!(err instanceof ApiError)) throw err;
   }

@@ -54,8 +54,10 @@ export class HealthChecks {
       const err = await runCheck(c);
       return err === undefined ? { code: 200, body: 'ok', warnings: [] } : { code: 500, body: `internal server error: ${err}\n`, warnings: [] };
     }
-    const excluded = new Set(query.getAll('exclude').flatMap((e) => e.split(',')).filter((e) => e));
-    const verbose = query.has('verbose') && query.get('verbose') !== 'false';
+    // As healthz.go: each `exclude` value names one check (no comma lists), and
+    // `verbose` counts when present at all, whatever its value.
+    const excluded = new Set(query.getAll('exclude'));
+    const verbose = query.has('verbose');
     const results = await Promise.all(checks.map(async (c) => ({ c, err: excluded.has(c.name) ? undefined : await runCheck(c) })));
     const failed = results.some((r) => r.err !== undefined);
     const lines: string[] = [];
@@ -64,7 +66,7 @@ export class HealthChecks {
       else if (err === undefined) lines.push(`[+]${c.name} ok`);
       else lines.push(`[-]${c.name} failed: reason withheld`);
     }
-    const unknown = [...excluded].filter((e) => !checks.some((c) => c.name === e));
+    const unknown = [...excluded].filter((e) => !checks.some((c) => c.name === e)).sort();
     const warnings = unknown.length > 0 ? [`cannot exclude some health checks, no matches for "${unknown.join('", "')}"`] : [];
     if (unknown.length > 0) lines.push(`warn: some health checks cannot be excluded: no matches for ${unknown.map((u) => JSON.stringify(u)).join(',')}`);
     if (failed) return { code: 500, body: `${lines.join('\n')}\n${endpoint} check failed\n`, warnings };

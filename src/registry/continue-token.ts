@@ -18,23 +18,44 @@ export function encodeContinue(token: ContinueToken): string {
   return Buffer.from(json).toString('base64url');
 }
 
+/**
+ * storage.DecodeContinue, with the 400 message the list path gives
+ * (`invalid continue token: continue key is not valid...`). A negative
+ * revision is accepted: it asks for the latest state.
+ */
 export function decodeContinue(text: string): ContinueToken {
   const bad = (why: string): never => {
-    throw badRequest(`continue key is not valid: ${why}`);
+    throw badRequest(`invalid continue token: ${why}`);
   };
   let parsed: unknown;
   try {
     const raw = Buffer.from(text, 'base64url').toString('utf8');
     parsed = JSON.parse(raw);
-  } catch {
-    return bad('unable to decode continue key');
+  } catch (err) {
+    return bad(`continue key is not valid: ${(err as Error).message}`);
   }
-  if (typeof parsed !== 'object' || parsed === null) return bad('malformed continue key');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return bad('continue key is not valid: malformed continue key');
   const p = parsed as Record<string, unknown>;
-  if (p.v !== 'meta.k8s.io/v1') return bad('incorrect encoded start resourceVersion (version meta.k8s.io/v1 required)');
-  if (typeof p.rv !== 'number' || !Number.isInteger(p.rv)) return bad('incorrect encoded start resourceVersion');
-  if (typeof p.start !== 'string' || p.start === '') return bad('encoded start key empty');
-  // Keys are relative: a token must not escape the list's prefix.
-  if (p.start.startsWith('/') || p.start.split('/').includes('..')) return bad('continue key may not contain a relative path');
-  return { revision: p.rv, start: p.start };
+  if (p.v !== 'meta.k8s.io/v1') return bad(`continue key is not valid: server does not recognize this encoded version ${typeof p.v === 'string' ? p.v : ''}`);
+  if (p.rv !== undefined && (typeof p.rv !== 'number' || !Number.isInteger(p.rv))) return bad('continue key is not valid: malformed resourceVersion');
+  const rv = (p.rv as number | undefined) ?? 0;
+  if (rv === 0) return bad('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  if (p.start !== undefined && typeof p.start !== 'string') return bad('continue key is not valid: malformed start key');
+  const start = (p.start as string | undefined) ?? '';
+  if (start === '') return bad('continue key is not valid: encoded start key empty (version meta.k8s.io/v1)');
+  // path.Clean must leave "/"+start unchanged, so the key cannot leave the list's prefix.
+  const key = start.startsWith('/') ? start : `/${start}`;
+  if (cleanPath(key) !== key) return bad(`continue key is not valid: ${start}`);
+  return { revision: rv, start: key.slice(1) };
+}
+
+/** Go's path.Clean for rooted paths. */
+function cleanPath(path: string): string {
+  const out: string[] = [];
+  for (const seg of path.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') out.pop();
+    else out.push(seg);
+  }
+  return `/${out.join('/')}`;
 }

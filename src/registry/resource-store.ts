@@ -187,7 +187,7 @@ export class ResourceStore {
       if (Date.now() > deadline) {
         throw new ApiError(
           {
-            message: `Too large resource version: ${revision}, current: ${current}`,
+            message: `Timeout: Too large resource version: ${revision}, current: ${current}`,
             reason: 'Timeout',
             details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
             code: 504,
@@ -351,16 +351,19 @@ export class ResourceStore {
       }
       const current = this.decode(kv);
       const desired = await tryUpdate(current);
-      const next = this.prepareUpdate(desired, current, opts.subresource ?? '', opts.mutateSystemFields);
-      const nextMeta = metaOf(next);
+      // The resourceVersion is checked before update validation (Store.Update);
+      // "0" counts as unset.
       const requestedRv = desired.metadata?.resourceVersion;
-      if (requestedRv) {
+      if (requestedRv && requestedRv !== '0') {
         if (requestedRv !== current.metadata!.resourceVersion) throw conflict(this.groupResource, opts.name);
       } else if (!this.strategy.allowUnconditionalUpdate) {
-        throw invalid({ group: this.desc.group, kind: this.desc.kind }, opts.name, [
+        // kube names the resource where the kind goes here (its TODO for #18526).
+        throw invalid({ group: this.desc.group, kind: this.desc.resource }, opts.name, [
           { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' },
         ]);
       }
+      const next = this.prepareUpdate(desired, current, opts.subresource ?? '', opts.mutateSystemFields);
+      const nextMeta = metaOf(next);
       delete nextMeta.resourceVersion;
       const unchanged = jsonEqual(next, { ...current, metadata: { ...current.metadata, resourceVersion: undefined } });
       if (unchanged) return { object: current, created: false };

@@ -1,4 +1,5 @@
 import { badRequest } from '../server/errors.js';
+import { isQualifiedName, isValidLabelValue } from './validate-meta.js';
 import type { KubeObject } from './object.js';
 
 /**
@@ -20,7 +21,6 @@ export interface LabelSelector {
   empty: boolean;
 }
 
-const LABEL_KEY_CHARS = /[A-Za-z0-9_.\-/]/;
 
 function labelSelectorFrom(requirements: LabelRequirement[]): LabelSelector {
   return {
@@ -50,114 +50,160 @@ function requirementMatches(r: LabelRequirement, labels: Record<string, string>)
     case 'gt':
     case 'lt': {
       if (!has) return false;
-      const n = Number(v);
-      if (!Number.isInteger(n)) return false;
-      const bound = Number(r.values[0]);
+      const n = parseInt64(v!);
+      const bound = parseInt64(r.values[0] ?? '');
+      if (n === undefined || bound === undefined) return false;
       return r.op === 'gt' ? n > bound : n < bound;
     }
   }
 }
 
-/** Parses a `labelSelector` query value; throws a 400 ApiError on bad syntax. */
+/** strconv.ParseInt(s, 10, 64): an optional sign and decimal digits, in int64 range. */
+function parseInt64(text: string): bigint | undefined {
+  if (!/^[+-]?\d+$/.test(text)) return undefined;
+  const n = BigInt(text);
+  return n >= -(2n ** 63n) && n < 2n ** 63n ? n : undefined;
+}
+
+/** The label selector lexer's whitespace and operator characters (labels/selector.go). */
+const isWhitespace = (c: string | undefined): boolean => c === ' ' || c === '\t' || c === '\r' || c === '\n';
+const isSpecial = (c: string | undefined): boolean => c !== undefined && '=!(),><'.includes(c);
+
+const BINARY_OPERATORS = new Map<string, LabelOperator>([
+  ['=', '='],
+  ['==', '='],
+  ['!=', '!='],
+  ['in', 'in'],
+  ['notin', 'notin'],
+  ['>', 'gt'],
+  ['<', 'lt'],
+]);
+
+/**
+ * Parses a `labelSelector` query value; throws a 400 ApiError on bad syntax,
+ * with labels.Parse's messages: errors inside a requirement are prefixed with
+ * `unable to parse requirement: `, errors between requirements are not.
+ */
 export function parseLabelSelector(text: string | null | undefined): LabelSelector {
-  const s = (text ?? '').trim();
-  if (!s) return labelSelectorFrom([]);
+  const s = text ?? '';
   const reqs: LabelRequirement[] = [];
   let i = 0;
   const fail = (msg: string): never => {
     throw badRequest(`unable to parse requirement: ${msg}`);
   };
+  const failBetween = (msg: string): never => {
+    throw badRequest(msg);
+  };
   const skipWs = (): void => {
-    while (i < s.length && /\s/.test(s[i]!)) i++;
+    while (i < s.length && isWhitespace(s[i])) i++;
   };
-  const readIdentifier = (): string => {
+  /** The next token's literal, as the lexer would scan it ('' at the end). */
+  const peek = (): string => {
     skipWs();
-    const start = i;
-    while (i < s.length && LABEL_KEY_CHARS.test(s[i]!)) i++;
-    return s.slice(start, i);
+    if (i >= s.length) return '';
+    if (isSpecial(s[i])) return s.startsWith('!=', i) || s.startsWith('==', i) ? s.slice(i, i + 2) : s[i]!;
+    let j = i;
+    while (j < s.length && !isWhitespace(s[j]) && !isSpecial(s[j])) j++;
+    return s.slice(i, j);
   };
-  const readValue = (): string => {
-    skipWs();
-    const start = i;
-    while (i < s.length && !/[\s,()!=<>]/.test(s[i]!)) i++;
-    return s.slice(start, i);
+  const next = (): string => {
+    const lit = peek();
+    i += lit.length;
+    return lit;
   };
-  while (i < s.length) {
-    skipWs();
-    let negate = false;
-    if (s[i] === '!') {
-      negate = true;
-      i++;
-    }
-    const key = readIdentifier();
-    if (!key) fail(`found '${s[i] ?? ''}', expected: !, identifier, or 'end of string'`);
-    validateSelectorKey(key);
-    skipWs();
+  const isIdentifier = (lit: string): boolean => lit !== '' && !isSpecial(lit[0]);
+  for (;;) {
+    const first = peek();
+    if (first === '') break;
+    if (!isIdentifier(first) && first !== '!') failBetween(`found '${first}', expected: !, identifier, or 'end of string'`);
+    const negate = first === '!';
+    if (negate) next();
+    const key = next();
+    if (!isIdentifier(key)) fail(`found '${key}', expected: identifier`);
+    const keyErrs = isQualifiedName(key);
+    if (keyErrs.length > 0) fail(`<nil>: Invalid value: ${JSON.stringify(key)}: ${keyErrs.join('; ')}`);
+    const after = peek();
     if (negate) {
       reqs.push({ key, op: '!exists', values: [] });
-    } else if (i >= s.length || s[i] === ',') {
+    } else if (after === '' || after === ',') {
       reqs.push({ key, op: 'exists', values: [] });
-    } else if (s.startsWith('==', i) || s[i] === '=') {
-      i += s.startsWith('==', i) ? 2 : 1;
-      const v = readValue();
-      validateSelectorValue(v);
-      reqs.push({ key, op: '=', values: [v] });
-    } else if (s.startsWith('!=', i)) {
-      i += 2;
-      const v = readValue();
-      validateSelectorValue(v);
-      reqs.push({ key, op: '!=', values: [v] });
-    } else if (s[i] === '>' || s[i] === '<') {
-      const op = s[i] === '>' ? 'gt' : 'lt';
-      i++;
-      const v = readValue();
-      if (!/^-?\d+$/.test(v)) fail(`for 'Gt', 'Lt' operators, the value must be an integer`);
-      reqs.push({ key, op, values: [v] });
     } else {
-      const word = readIdentifier();
-      if (word !== 'in' && word !== 'notin') fail(`found '${word || s[i]}', expected: in, notin, =, ==, !=, gt, lt`);
-      skipWs();
-      if (s[i] !== '(') fail(`found '${s[i] ?? ''}', expected: '('`);
-      i++;
-      const values: string[] = [];
-      for (;;) {
-        const v = readValue();
-        skipWs();
-        validateSelectorValue(v);
-        values.push(v);
-        if (s[i] === ',') {
-          i++;
-          continue;
+      const opLit = next();
+      const op = BINARY_OPERATORS.get(opLit);
+      if (!op) return fail(`found '${opLit}', expected: in, notin, =, ==, !=, gt, lt`);
+      let values: string[];
+      if (op === 'in' || op === 'notin') {
+        const open = next();
+        if (open !== '(') fail(`found '${open}' expected: '('`);
+        const set = new Set<string>();
+        const la = peek();
+        if (la === ')') {
+          next();
+          set.add('');
+        } else if (!isIdentifier(la) && la !== ',') {
+          fail(`found '${la}', expected: ',', ')' or identifier`);
+        } else {
+          for (;;) {
+            const lit = next();
+            if (isIdentifier(lit)) {
+              set.add(lit);
+              const la2 = peek();
+              if (la2 === ',') continue;
+              if (la2 === ')') break;
+              fail(`found '${la2}', expected: ',' or ')'`);
+            } else if (lit === ',') {
+              if (set.size === 0) set.add('');
+              const la2 = peek();
+              if (la2 === ')') {
+                set.add('');
+                break;
+              }
+              if (la2 === ',') {
+                next();
+                set.add('');
+              }
+            } else {
+              fail(`found '${lit}', expected: ',', or identifier`);
+            }
+          }
+          next(); // ')'
         }
-        if (s[i] === ')') {
-          i++;
-          break;
+        values = [...set].sort();
+      } else {
+        const la = peek();
+        if (la === '' || la === ',') values = [''];
+        else {
+          const lit = next();
+          if (!isIdentifier(lit)) fail(`found '${lit}', expected: identifier`);
+          values = [lit];
         }
-        fail(`found '${s[i] ?? ''}', expected: ',', ')' or identifier`);
       }
-      reqs.push({ key, op: word as 'in' | 'notin', values });
+      const errs = requirementValueErrors(key, op, values);
+      if (errs.length > 0) fail(errs.length === 1 ? errs[0]! : `[${errs.join(', ')}]`);
+      reqs.push({ key, op, values });
     }
-    skipWs();
-    if (i < s.length) {
-      if (s[i] !== ',') fail(`found '${s[i]}', expected: ',' or 'end of string'`);
-      i++;
-      skipWs();
-      if (i >= s.length) fail("found '', expected: identifier after ','");
-    }
+    const sep = next();
+    if (sep === '') break;
+    if (sep !== ',') failBetween(`found '${sep}', expected: ',' or 'end of string'`);
+    const la = peek();
+    if (!isIdentifier(la) && la !== '!') failBetween(`found '${la}', expected: identifier after ','`);
   }
   return labelSelectorFrom(reqs);
 }
 
-function validateSelectorKey(key: string): void {
-  // Label keys in selectors are qualified names; the detailed message comes
-  // from the same rules as metadata.labels.
-  if (key.length > 316 || key.split('/').length > 2) throw badRequest(`unable to parse requirement: invalid label key "${key}"`);
-}
-
-function validateSelectorValue(v: string): void {
-  if (v.length > 63 || !/^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/.test(v)) {
-    throw badRequest(`unable to parse requirement: values[0][${v}]: Invalid value: "${v}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`);
+/** labels.NewRequirement's value checks, as its aggregated field errors read (duplicates once). */
+function requirementValueErrors(key: string, op: LabelOperator, values: string[]): string[] {
+  const errs: string[] = [];
+  if (op === 'gt' || op === 'lt') {
+    values.forEach((v, i) => {
+      if (parseInt64(v) === undefined) errs.push(`values[${i}]: Invalid value: ${JSON.stringify(v)}: for 'Gt', 'Lt' operators, the value must be an integer`);
+    });
   }
+  values.forEach((v, i) => {
+    const msgs = isValidLabelValue(v);
+    if (msgs.length > 0) errs.push(`values[${i}][${key}]: Invalid value: ${JSON.stringify(v)}: ${msgs.join('; ')}`);
+  });
+  return [...new Set(errs)];
 }
 
 export interface FieldRequirement {
@@ -182,8 +228,9 @@ export function parseFieldSelector(text: string | null | undefined): FieldSelect
     if (term === '') continue;
     const m = findOperator(term);
     if (!m) throw badRequest(`invalid selector: '${s}'; can't understand '${term}'`);
-    const field = unescapeField(term.slice(0, m.index));
-    const value = unescapeField(term.slice(m.index + m.op.length));
+    // As fields.ParseSelector: the label is taken literally, the value unescaped.
+    const field = term.slice(0, m.index);
+    const value = unescapeFieldValue(term.slice(m.index + m.op.length));
     reqs.push({ field, op: m.op === '!=' ? '!=' : '=', value });
   }
   return {
@@ -218,22 +265,32 @@ function splitEscaped(s: string, sep: string): string[] {
   return out;
 }
 
+/** fields.splitTerm: the first `!=`, `==` or `=` (escapes are not looked at). */
 function findOperator(term: string): { index: number; op: string } | undefined {
   for (let i = 0; i < term.length; i++) {
-    const c = term[i]!;
-    if (c === '\\') {
-      i++;
-      continue;
-    }
     if (term.startsWith('!=', i)) return { index: i, op: '!=' };
     if (term.startsWith('==', i)) return { index: i, op: '==' };
-    if (c === '=') return { index: i, op: '=' };
+    if (term[i] === '=') return { index: i, op: '=' };
   }
   return undefined;
 }
 
-function unescapeField(s: string): string {
-  return s.replace(/\\(.)/g, '$1');
+/** fields.UnescapeValue: `\\`, `\,` and `\=` only; a bare `,` or `=` is an error. */
+function unescapeFieldValue(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    if (c === '\\') {
+      const n = s[i + 1];
+      if (n === undefined) throw badRequest('invalid field selector: invalid escape sequence: \\');
+      if (n !== '\\' && n !== ',' && n !== '=') throw badRequest(`invalid field selector: invalid escape sequence: \\${n}`);
+      out += n;
+      i++;
+    } else if (c === ',' || c === '=') {
+      throw badRequest(`invalid field selector: unescaped character in value: ${c}`);
+    } else out += c;
+  }
+  return out;
 }
 
 /** Field values a resource exposes to field selectors, keyed by field label. */
@@ -282,6 +339,10 @@ const EXTRA_FIELDS: Record<string, Record<string, (o: KubeObject) => string>> = 
     type: (o) => str(at(o, 'type')),
   },
   '/secrets': { type: (o) => str(at(o, 'type')) },
+  '/services': {
+    'spec.clusterIP': (o) => str(at(o, 'spec', 'clusterIP')),
+    'spec.type': (o) => str(at(o, 'spec', 'type')),
+  },
   '/namespaces': { 'status.phase': (o) => str(at(o, 'status', 'phase')) },
   '/nodes': { 'spec.unschedulable': (o) => String(at(o, 'spec', 'unschedulable') === true) },
   '/replicationcontrollers': { 'status.replicas': (o) => str(at(o, 'status', 'replicas') ?? 0) },
@@ -290,9 +351,13 @@ const EXTRA_FIELDS: Record<string, Record<string, (o: KubeObject) => string>> = 
   'certificates.k8s.io/certificatesigningrequests': { 'spec.signerName': (o) => str(at(o, 'spec', 'signerName')) },
 };
 
+/** Kinds whose field label conversion does not accept metadata.namespace (Node, Namespace). */
+const NO_NAMESPACE_LABEL = new Set(['/nodes', '/namespaces']);
+
 export function fieldExtractorFor(group: string, resource: string, namespaced: boolean): { fields: string[]; extract: FieldExtractor } {
   const extra = EXTRA_FIELDS[`${group}/${resource}`] ?? {};
-  const fields = ['metadata.name', 'metadata.namespace', ...Object.keys(extra)];
+  const base = NO_NAMESPACE_LABEL.has(`${group}/${resource}`) ? ['metadata.name'] : ['metadata.name', 'metadata.namespace'];
+  const fields = [...base, ...Object.keys(extra)];
   return {
     fields,
     extract(obj) {

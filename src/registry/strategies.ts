@@ -61,7 +61,8 @@ function podStrategy(base: Strategy): Strategy {
       const spec = (obj.spec ?? {}) as { nodeName?: string; terminationGracePeriodSeconds?: number };
       const phase = (obj.status as { phase?: string } | undefined)?.phase;
       if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') return 0;
-      if (requested !== undefined) return Math.max(0, requested);
+      // rest.BeforeDelete treats a negative grace period as 1s.
+      if (requested !== undefined) return requested < 0 ? 1 : requested;
       return spec.terminationGracePeriodSeconds ?? 30;
     },
   };

@@ -116,7 +116,7 @@ export function isQualifiedName(value: string): string[] {
   }
   if (name.length === 0) errs.push('name part must be non-empty');
   else if (name.length > 63) errs.push(`name part ${maxLenError(63)}`);
-  if (name.length > 0 && !qualifiedNamePartRe.test(name)) {
+  if (!qualifiedNamePartRe.test(name)) {
     errs.push(
       'name part ' +
         regexError(
@@ -202,7 +202,7 @@ export function validateAnnotations(annotations: unknown, field: string): FieldE
     total += Buffer.byteLength(k) + Buffer.byteLength(v);
   }
   if (total > TOTAL_ANNOTATION_SIZE_LIMIT) {
-    errs.push({ type: 'FieldValueTooLong', field, value: '', detail: `must have at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes` });
+    errs.push({ type: 'FieldValueTooLong', field, detail: `may not be more than ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes` });
   }
   return errs;
 }
@@ -213,24 +213,25 @@ export function validateFinalizers(finalizers: unknown, field: string): FieldErr
   if (finalizers === undefined || finalizers === null) return [];
   if (!Array.isArray(finalizers)) return [{ type: 'FieldValueTypeInvalid', field, value: finalizers, detail: 'must be a list of strings' }];
   const errs: FieldError[] = [];
-  const seen = new Set<string>();
+  const names = new Set<string>();
   finalizers.forEach((f, i) => {
-    const path = `${field}[${i}]`;
     if (typeof f !== 'string') {
-      errs.push({ type: 'FieldValueTypeInvalid', field: path, value: f, detail: 'must be a string' });
+      errs.push({ type: 'FieldValueTypeInvalid', field: `${field}[${i}]`, value: f, detail: 'must be a string' });
       return;
     }
-    const msgs = isQualifiedName(f);
-    if (msgs.length > 0) for (const m of msgs) errs.push({ type: 'FieldValueInvalid', field, value: f, detail: m });
-    else if (!f.includes('/') && !STANDARD_FINALIZERS.has(f)) {
-      errs.push({ type: 'FieldValueInvalid', field, value: f, detail: 'name is neither a standard finalizer name nor is it fully qualified' });
-    }
-    if (seen.has(f)) errs.push({ type: 'FieldValueDuplicate', field: path, value: f });
-    seen.add(f);
+    for (const m of isQualifiedName(f)) errs.push({ type: 'FieldValueInvalid', field, value: f, detail: m });
+    names.add(f);
   });
-  if (seen.has('orphan') && seen.has('foregroundDeletion')) {
+  if (names.has('orphan') && names.has('foregroundDeletion')) {
     errs.push({ type: 'FieldValueInvalid', field, value: finalizers, detail: 'finalizer orphan and foregroundDeletion cannot be both set' });
   }
+  // core/validation's validateKubeFinalizerName runs after the generic checks,
+  // per item: unqualified names must be one of the standard finalizers.
+  finalizers.forEach((f, i) => {
+    if (typeof f === 'string' && !f.includes('/') && !STANDARD_FINALIZERS.has(f)) {
+      errs.push({ type: 'FieldValueInvalid', field: `${field}[${i}]`, value: f, detail: 'name is neither a standard finalizer name nor is it fully qualified' });
+    }
+  });
   return errs;
 }
 
@@ -255,12 +256,12 @@ export function validateObjectMeta(meta: ObjectMeta, opts: { namespaced: boolean
   } else if (meta.namespace) {
     errs.push({ type: 'FieldValueForbidden', field: 'metadata.namespace', detail: 'not allowed on this type' });
   }
-  errs.push(...validateLabels(meta.labels, 'metadata.labels'));
-  errs.push(...validateAnnotations(meta.annotations, 'metadata.annotations'));
-  errs.push(...validateFinalizers(meta.finalizers, 'metadata.finalizers'));
   if (meta.generation !== undefined && (typeof meta.generation !== 'number' || meta.generation < 0)) {
     errs.push({ type: 'FieldValueInvalid', field: 'metadata.generation', value: meta.generation, detail: 'must be greater than or equal to 0' });
   }
+  errs.push(...validateLabels(meta.labels, 'metadata.labels'));
+  errs.push(...validateAnnotations(meta.annotations, 'metadata.annotations'));
+  errs.push(...validateFinalizers(meta.finalizers, 'metadata.finalizers'));
   return errs;
 }
 

@@ -1,5 +1,6 @@
 import { decode, DecodeError } from '../codec/codec.js';
-import { ADVERTISED_TYPES, JSON_TYPE, parseMediaType, YAML_TYPE } from '../codec/media-type.js';
+import { ADVERTISED_TYPES, JSON_TYPE, parseMediaType, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from '../codec/media-type.js';
+import type { TypeInfo } from '../codec/protobuf/index.js';
 import type { RequestContext } from './context.js';
 import { badRequest, requestEntityTooLarge, unsupportedMediaType } from './errors.js';
 
@@ -33,16 +34,21 @@ export function contentTypeOf(ctx: RequestContext): string {
   return mt ? `${mt.type}/${mt.subtype}` : raw.toLowerCase();
 }
 
-/** Reads and decodes an object body (POST/PUT): JSON or YAML, else 415. */
-export async function readObjectBody(ctx: RequestContext): Promise<unknown> {
+const BODY_TYPES: readonly string[] = [JSON_TYPE, YAML_TYPE, PROTOBUF_TYPE];
+
+/**
+ * Reads and decodes an object body (POST/PUT): JSON, YAML or protobuf, else
+ * 415. `expected` is the endpoint's type, for protobuf envelopes without one.
+ */
+export async function readObjectBody(ctx: RequestContext, expected?: Partial<TypeInfo>): Promise<unknown> {
   const type = contentTypeOf(ctx) || JSON_TYPE;
-  if (type !== JSON_TYPE && type !== YAML_TYPE) {
+  if (!BODY_TYPES.includes(type)) {
     ctx.req.resume();
     throw unsupportedMediaType(ctx.header('content-type') ?? '', ADVERTISED_TYPES);
   }
   const body = await readBody(ctx);
   try {
-    return decode(body, type);
+    return decode(body, type as Encoding, expected);
   } catch (err) {
     if (err instanceof DecodeError) throw badRequest(err.message);
     throw err;

@@ -82,7 +82,7 @@ function resourceDetails(gr: GroupResource, name?: string): StatusDetails {
   const d: StatusDetails = {};
   if (name) d.name = name;
   if (gr.group) d.group = gr.group;
-  d.kind = gr.resource;
+  if (gr.resource) d.kind = gr.resource;
   return d;
 }
 
@@ -116,10 +116,12 @@ export function conflict(gr: GroupResource, name: string, why: string = OBJECT_M
 }
 
 export function forbidden(gr: GroupResource, name: string, why: string, causes?: StatusCause[]): ApiError {
-  const target = name ? `${qualifiedResource(gr)} "${name}"` : qualifiedResource(gr);
+  const resource = qualifiedResource(gr);
+  // errors.NewForbidden: "forbidden: why" when there is no resource.
+  const message = !resource ? `forbidden: ${why}` : name ? `${resource} "${name}" is forbidden: ${why}` : `${resource} is forbidden: ${why}`;
   const details = resourceDetails(gr, name);
   if (causes) details.causes = causes;
-  return new ApiError({ message: `${target} is forbidden: ${why}`, reason: 'Forbidden', details, code: 403 });
+  return new ApiError({ message, reason: 'Forbidden', details, code: 403 });
 }
 
 export function badRequest(message: string): ApiError {
@@ -177,10 +179,11 @@ export function serviceUnavailable(message: string): ApiError {
   return new ApiError({ message, reason: 'ServiceUnavailable', code: 503 });
 }
 
+/** 504 Timeout, as errors.NewTimeoutError: the message is prefixed `Timeout: `. */
 export function timeout(message: string, retryAfterSeconds?: number): ApiError {
-  const details: StatusDetails | undefined = retryAfterSeconds ? { retryAfterSeconds } : undefined;
+  const details: StatusDetails = retryAfterSeconds ? { retryAfterSeconds } : {};
   return new ApiError(
-    { message, reason: 'Timeout', ...(details ? { details } : {}), code: 504 },
+    { message: `Timeout: ${message}`, reason: 'Timeout', details, code: 504 },
     retryAfterSeconds ? { 'Retry-After': String(retryAfterSeconds) } : {},
   );
 }
@@ -243,7 +246,8 @@ function renderValue(value: unknown): string {
 /** The error body after the field path, e.g. `Invalid value: "x": must be ...` (field.Error.ErrorBody). */
 export function fieldErrorBody(e: FieldError): string {
   let s = FIELD_ERROR_LABEL[e.type];
-  const withValue = e.type !== 'FieldValueRequired' && e.type !== 'FieldValueForbidden' && e.type !== 'InternalError' && e.type !== 'FieldValueTooMany';
+  // field.Error.ErrorBody: Required, Forbidden, TooLong and Internal never show the value.
+  const withValue = e.type !== 'FieldValueRequired' && e.type !== 'FieldValueForbidden' && e.type !== 'InternalError' && e.type !== 'FieldValueTooLong';
   if (withValue && 'value' in e) s += `: ${renderValue(e.value)}`;
   if (e.type === 'FieldValueNotSupported' && e.supported) {
     s += `: supported values: ${e.supported.map((v) => JSON.stringify(v)).join(', ')}`;
@@ -260,7 +264,8 @@ export function fieldErrorString(e: FieldError): string {
 /** 422 Invalid, as errors.NewInvalid(qualifiedKind, name, errs). */
 export function invalid(gk: GroupKind, name: string, errs: FieldError[]): ApiError {
   const causes: StatusCause[] = errs.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
-  const parts = errs.map(fieldErrorString);
+  // errs.ToAggregate(): identical messages are reported once; one message has no brackets.
+  const parts = [...new Set(errs.map(fieldErrorString))];
   const aggregate = parts.length === 1 ? parts[0]! : `[${parts.join(', ')}]`;
   const details: StatusDetails = {};
   if (name) details.name = name;
@@ -268,7 +273,7 @@ export function invalid(gk: GroupKind, name: string, errs: FieldError[]): ApiErr
   details.kind = gk.kind;
   details.causes = causes;
   return new ApiError({
-    message: `${qualifiedKind(gk)} "${name}" is invalid: ${aggregate}`,
+    message: parts.length === 0 ? `${qualifiedKind(gk)} "${name}" is invalid` : `${qualifiedKind(gk)} "${name}" is invalid: ${aggregate}`,
     reason: 'Invalid',
     details,
     code: 422,

@@ -58,9 +58,10 @@ export function splitPath(path: string): string[] | undefined {
 
 function isTruthyWatch(value: string | null): boolean {
   if (value === null) return false;
+  // As RequestInfoFactory (and Convert_Slice_string_To_bool): any value but
+  // "0" or "false" (any case) is true, even an empty one.
   const v = value.toLowerCase();
-  // kube parses with strconv.ParseBool: "1", "t", "true" (any case) are true; "" is not.
-  return v === '1' || v === 't' || v === 'true';
+  return v !== '0' && v !== 'false';
 }
 
 export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
