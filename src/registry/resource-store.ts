@@ -317,10 +317,13 @@ export class ResourceStore {
         if (isStoreError(err, 'KeyExists')) {
           if (!usesGenerateName) throw alreadyExists(this.groupResource, meta.name!);
           if (attempt + 1 < GENERATE_NAME_ATTEMPTS) continue;
-          const exhausted = alreadyExists(this.groupResource, meta.name!);
-          exhausted.status.message += ', the server was not able to generate a unique name for the object';
-          exhausted.status.details!.retryAfterSeconds = 1;
-          throw exhausted;
+          // errors.NewGenerateNameConflict (a fresh ApiError so Error.message matches the Status).
+          const { kind: _k, apiVersion: _a, metadata: _m, status: _s, ...taken } = alreadyExists(this.groupResource, meta.name!).status;
+          throw new ApiError({
+            ...taken,
+            message: `${taken.message}, the server was not able to generate a unique name for the object`,
+            details: { ...taken.details, retryAfterSeconds: 1 },
+          });
         }
         throw err;
       }
@@ -480,8 +483,14 @@ export class ResourceStore {
         const nmeta = metaOf(next);
         delete nmeta.resourceVersion;
         const now = new Date();
-        if (!nmeta.deletionTimestamp || grace < (nmeta.deletionGracePeriodSeconds ?? 0)) {
+        if (!nmeta.deletionTimestamp) {
           nmeta.deletionTimestamp = nowTimestamp(new Date(now.getTime() + grace * 1000));
+          // The first delete bumps generation where it is tracked (BeforeDelete, markAsDeleting).
+          if ((nmeta.generation ?? 0) > 0) nmeta.generation = nmeta.generation! + 1;
+        } else if (grace < (nmeta.deletionGracePeriodSeconds ?? 0)) {
+          // A shorter grace period moves the deadline back by the difference.
+          const old = Date.parse(nmeta.deletionTimestamp);
+          nmeta.deletionTimestamp = nowTimestamp(new Date(old + (grace - (nmeta.deletionGracePeriodSeconds ?? 0)) * 1000));
         }
         nmeta.deletionGracePeriodSeconds = grace;
         if (opts.dryRun) {
@@ -557,7 +566,8 @@ export class ResourceStore {
     const wasMatching = selecting ? this.matches(this.decode(e.prevKv), opts.labelSelector, opts.fieldSelector) : true;
     if (nowMatches && wasMatching) return { type: 'MODIFIED', object: obj };
     if (nowMatches) return { type: 'ADDED', object: obj };
-    if (wasMatching) return { type: 'DELETED', object: obj };
+    // Leaving the selection: the previous content, at the event's revision (cacheWatcher).
+    if (wasMatching) return { type: 'DELETED', object: this.decode(e.prevKv, e.revision) };
     return undefined;
   }
 

@@ -268,6 +268,18 @@ export function validateObjectMeta(meta: ObjectMeta, opts: { namespaced: boolean
 /** ValidateObjectMetaUpdate: fields that may not change once set. */
 export function validateObjectMetaUpdate(next: ObjectMeta, prev: ObjectMeta): FieldError[] {
   const errs: FieldError[] = [];
+  // ValidateNoNewFinalizers: a Terminating object only loses finalizers.
+  if (prev.deletionTimestamp) {
+    const old = new Set(prev.finalizers ?? []);
+    const added = [...new Set((next.finalizers ?? []).filter((f) => !old.has(f)))].sort();
+    if (added.length > 0) {
+      errs.push({
+        type: 'FieldValueForbidden',
+        field: 'metadata.finalizers',
+        detail: `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
+      });
+    }
+  }
   const immutable = (field: string, a: unknown, b: unknown): void => {
     if (a !== b) errs.push({ type: 'FieldValueInvalid', field, value: a ?? '', detail: 'field is immutable' });
   };

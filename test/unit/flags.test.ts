@@ -1,0 +1,222 @@
+/**
+ * Command-line flags in pflag's syntax (kube-apiserver's): `--name=value`,
+ * `--name value`, bool forms, one-letter shorthands, Go durations, repeatable
+ * list flags, pflag's error texts; and `capstan serve` config defaults and
+ * validation.
+ */
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { FlagError, parseDuration, parseFlags, usage, type FlagSpec, type FlagValue } from '../../src/cli/flags.js';
+import { FLAG_SPECS, configFromFlags, defaultConfig } from '../../src/cli/config.js';
+
+const SPECS: FlagSpec[] = [
+  { name: 'name', type: 'string', default: 'd', help: 'A name.' },
+  { name: 'port', type: 'int', default: '6443', help: 'A port.' },
+  { name: 'help', type: 'bool', default: 'false', help: 'Help.' },
+  { name: 'delay', type: 'duration', default: '0s', help: 'A delay.' },
+  { name: 'rc', type: 'stringList', default: '', help: 'Pairs.' },
+  { name: 'v', type: 'int', default: '0', help: 'Verbosity.' },
+];
+
+function flagError(fn: () => unknown, message: string): void {
+  assert.throws(fn, (err: unknown) => {
+    assert.ok(err instanceof FlagError, `expected a FlagError, got ${String(err)}`);
+    assert.equal(err.message, message);
+    return true;
+  });
+}
+
+describe('parseDuration (Go time.ParseDuration)', () => {
+  const ok: Array<[string, number]> = [
+    ['0', 0],
+    ['0s', 0],
+    ['300ms', 300],
+    ['5s', 5000],
+    ['1m30s', 90_000],
+    ['2h', 7_200_000],
+    ['1.5h', 5_400_000],
+    ['1h2m3s4ms', 3_723_004],
+    ['1500us', 1.5],
+    ['1500µs', 1.5],
+    ['2000000ns', 2],
+  ];
+  for (const [text, ms] of ok) it(`${text} = ${ms}ms`, () => assert.equal(parseDuration(text), ms));
+
+  for (const text of ['', '1', 's', '1x', '1m30', 'm1', '1 s', 'abc']) {
+    it(`rejects ${JSON.stringify(text)}`, () => flagError(() => parseDuration(text), `invalid duration "${text}"`));
+  }
+});
+
+describe('parseFlags', () => {
+  const cases: Array<{ argv: string[]; values?: Record<string, FlagValue>; set?: string[]; args?: string[] }> = [
+    { argv: [], values: { name: 'd', port: 6443, help: false, delay: 0, rc: [], v: 0 }, set: [], args: [] },
+    { argv: ['--name=x'], values: { name: 'x' }, set: ['name'] },
+    { argv: ['--name', 'x'], values: { name: 'x' }, set: ['name'] },
+    { argv: ['--name='], values: { name: '' }, set: ['name'] },
+    { argv: ['--name=a=b'], values: { name: 'a=b' } },
+    { argv: ['--name', '--port'], values: { name: '--port', port: 6443 } },
+    { argv: ['--name=a', '--name=b'], values: { name: 'b' } },
+    { argv: ['--port=8443'], values: { port: 8443 } },
+    { argv: ['--port', '-1'], values: { port: -1 } },
+    // Bool flags: bare means true; a value needs `=`.
+    { argv: ['--help'], values: { help: true }, set: ['help'] },
+    { argv: ['--help=false'], values: { help: false }, set: ['help'] },
+    { argv: ['--help=0'], values: { help: false } },
+    { argv: ['--help=1'], values: { help: true } },
+    { argv: ['--help=t'], values: { help: true } },
+    { argv: ['--help=F'], values: { help: false } },
+    { argv: ['--help=TRUE'], values: { help: true } },
+    { argv: ['--help', 'false'], values: { help: true }, args: ['false'] },
+    { argv: ['--delay=1m30s'], values: { delay: 90_000 } },
+    { argv: ['--delay', '250ms'], values: { delay: 250 } },
+    // List flags: comma-separated, repeatable; the first use replaces the default.
+    { argv: ['--rc=api/all=true,batch/v1=false', '--rc', 'x=1'], values: { rc: ['api/all=true', 'batch/v1=false', 'x=1'] } },
+    { argv: ['--rc='], values: { rc: [] } },
+    // One-letter flags take a single dash: -v=2, -v 3, -v4.
+    { argv: ['-v=2'], values: { v: 2 }, set: ['v'] },
+    { argv: ['-v', '3'], values: { v: 3 } },
+    { argv: ['-v4'], values: { v: 4 } },
+    { argv: ['--v=5'], values: { v: 5 } },
+    // Positional arguments, `--` and `-`.
+    { argv: ['serve', '--port', '1', 'extra'], values: { port: 1 }, args: ['serve', 'extra'] },
+    { argv: ['--', '--port=1', '-x'], values: { port: 6443 }, args: ['--port=1', '-x'] },
+    { argv: ['-'], args: ['-'] },
+  ];
+  for (const c of cases) {
+    it(c.argv.join(' ') || '(none)', () => {
+      const p = parseFlags(c.argv, SPECS);
+      for (const [k, v] of Object.entries(c.values ?? {})) assert.deepEqual(p.values.get(k), v, k);
+      if (c.set) assert.deepEqual([...p.set].sort(), [...c.set].sort());
+      if (c.args) assert.deepEqual(p.args, c.args);
+    });
+  }
+
+  const errors: Array<{ argv: string[]; message: string }> = [
+    { argv: ['--foo'], message: 'unknown flag: --foo' },
+    { argv: ['--foo=bar'], message: 'unknown flag: --foo' },
+    { argv: ['serve', '--nam=x'], message: 'unknown flag: --nam' },
+    { argv: ['-x'], message: "unknown shorthand flag: 'x' in -x" },
+    // A long name with one dash is a run of shorthands to pflag.
+    { argv: ['-name=x'], message: "unknown shorthand flag: 'n' in -name=x" },
+    { argv: ['-port', '1'], message: "unknown shorthand flag: 'p' in -port" },
+    { argv: ['--name'], message: 'flag needs an argument: --name' },
+    { argv: ['--delay'], message: 'flag needs an argument: --delay' },
+    { argv: ['-v'], message: "flag needs an argument: 'v' in -v" },
+    { argv: ['--port=x'], message: 'invalid argument "x" for "--port" flag: strconv.ParseInt: parsing "x": invalid syntax' },
+    { argv: ['--port', '1.5'], message: 'invalid argument "1.5" for "--port" flag: strconv.ParseInt: parsing "1.5": invalid syntax' },
+    { argv: ['--help=maybe'], message: 'invalid argument "maybe" for "--help" flag: strconv.ParseBool: parsing "maybe": invalid syntax' },
+    { argv: ['--delay=abc'], message: 'invalid argument "abc" for "--delay" flag: time: invalid duration "abc"' },
+    { argv: ['--delay', '10'], message: 'invalid argument "10" for "--delay" flag: time: invalid duration "10"' },
+  ];
+  for (const c of errors) it(`rejects ${c.argv.join(' ')}`, () => flagError(() => parseFlags(c.argv, SPECS), c.message));
+});
+
+describe('usage', () => {
+  it('lists each flag with its type, help and default', () => {
+    const text = usage(SPECS);
+    assert.ok(text.includes('      --name string\n            A name. (default "d")'), text);
+    assert.ok(text.includes('      --port int\n            A port. (default 6443)'), text);
+    assert.ok(text.includes('      --help\n            Help. (default false)'), text);
+    assert.ok(text.includes('      --rc strings\n            Pairs.\n'), text);
+    assert.equal(text.split('\n').length, SPECS.length * 2);
+  });
+});
+
+describe('serve configuration', () => {
+  const cwd = '/srv/capstan';
+
+  it('defaults', () => {
+    const { config, help, args } = configFromFlags([], cwd);
+    assert.equal(help, false);
+    assert.deepEqual(args, []);
+    assert.deepEqual(config, {
+      securePort: 6443,
+      bindAddress: '127.0.0.1',
+      dataDir: '/srv/capstan/.capstan',
+      certDir: '/srv/capstan/.capstan/pki',
+      storageBackend: 'sqlite',
+      sqliteSynchronous: 'NORMAL',
+      runtimeConfig: [],
+      adminKubeconfig: '/srv/capstan/.capstan/admin.kubeconfig',
+      livezGracePeriod: 0,
+      shutdownDelay: 0,
+      watchHistory: 300_000,
+      verbosity: 0,
+    });
+  });
+
+  it('every flag has help text and a parseable default', () => {
+    for (const s of FLAG_SPECS) assert.ok(s.help.length > 0, s.name);
+    assert.doesNotThrow(() => parseFlags([], FLAG_SPECS));
+  });
+
+  it('paths resolve against the working directory; TLS files are optional', () => {
+    const { config } = configFromFlags(
+      ['--data-dir', 'state', '--cert-dir=/etc/pki', '--tls-cert-file', 'tls.crt', '--tls-private-key-file=tls.key', '--client-ca-file', '../ca.crt', '--admin-kubeconfig', 'kc'],
+      cwd,
+    );
+    assert.equal(config.dataDir, '/srv/capstan/state');
+    assert.equal(config.certDir, '/etc/pki');
+    assert.equal(config.tlsCertFile, '/srv/capstan/tls.crt');
+    assert.equal(config.tlsPrivateKeyFile, '/srv/capstan/tls.key');
+    assert.equal(config.clientCaFile, '/srv/ca.crt');
+    assert.equal(config.adminKubeconfig, '/srv/capstan/kc');
+    assert.equal(configFromFlags([], cwd).config.tlsCertFile, undefined);
+  });
+
+  it('reads the other flags', () => {
+    const { config, help, args } = configFromFlags(
+      [
+        'serve',
+        '--secure-port=0',
+        '--bind-address',
+        '0.0.0.0',
+        '--storage-backend=memory',
+        '--sqlite-synchronous=full',
+        '--runtime-config=api/all=true',
+        '--runtime-config',
+        'batch/v1=false',
+        '--livez-grace-period=1m',
+        '--shutdown-delay-duration=1500ms',
+        '--watch-cache-history=10m',
+        '-v=4',
+        '--help',
+      ],
+      cwd,
+    );
+    assert.equal(help, true);
+    assert.deepEqual(args, ['serve']);
+    assert.equal(config.securePort, 0);
+    assert.equal(config.bindAddress, '0.0.0.0');
+    assert.equal(config.storageBackend, 'memory');
+    assert.equal(config.sqliteSynchronous, 'FULL');
+    assert.deepEqual(config.runtimeConfig, ['api/all=true', 'batch/v1=false']);
+    assert.equal(config.livezGracePeriod, 60_000);
+    assert.equal(config.shutdownDelay, 1500);
+    assert.equal(config.watchHistory, 600_000);
+    assert.equal(config.verbosity, 4);
+  });
+
+  const invalid: Array<{ argv: string[]; message: string }> = [
+    { argv: ['--storage-backend=etcd3'], message: '--storage-backend=etcd3 is not supported yet (use sqlite or memory)' },
+    { argv: ['--storage-backend=bolt'], message: 'invalid argument "bolt" for "--storage-backend": must be one of sqlite, memory' },
+    { argv: ['--sqlite-synchronous=extra'], message: 'invalid argument "EXTRA" for "--sqlite-synchronous": must be NORMAL or FULL' },
+    { argv: ['--secure-port=65536'], message: '--secure-port 65536 must be between 0 and 65535, inclusive' },
+    { argv: ['--secure-port=-1'], message: '--secure-port -1 must be between 0 and 65535, inclusive' },
+    { argv: ['--etcd-servers=http://x'], message: 'unknown flag: --etcd-servers' },
+    { argv: ['--watch-cache-history=forever'], message: 'invalid argument "forever" for "--watch-cache-history" flag: time: invalid duration "forever"' },
+  ];
+  for (const c of invalid) it(`rejects ${c.argv.join(' ')}`, () => flagError(() => configFromFlags(c.argv, cwd), c.message));
+
+  it('defaultConfig overrides and derives paths from dataDir', () => {
+    const config = defaultConfig({ dataDir: '/tmp/cap', storageBackend: 'memory', securePort: 0 });
+    assert.equal(config.dataDir, '/tmp/cap');
+    assert.equal(config.certDir, '/tmp/cap/pki');
+    assert.equal(config.adminKubeconfig, '/tmp/cap/admin.kubeconfig');
+    assert.equal(config.storageBackend, 'memory');
+    assert.equal(config.securePort, 0);
+    assert.equal(defaultConfig({ dataDir: '/tmp/cap', certDir: '/c' }).certDir, '/c');
+  });
+});
