@@ -13,7 +13,7 @@ export function listOptionsFor(scope: ResourceScope, params: ListParams): ListOp
   if (scope.info.namespaced && scope.namespace) opts.namespace = scope.namespace;
   opts.labelSelector = parseLabelSelector(params.labelSelector);
   opts.fieldSelector = parseFieldSelector(params.fieldSelector);
-  checkFieldSelectorSupported(opts.fieldSelector, fieldExtractorFor(scope.info.group, scope.info.name, scope.info.namespaced).fields);
+  checkFieldSelectorSupported(opts.fieldSelector, fieldExtractorFor(scope.info.group, scope.info.name, scope.info.namespaced));
   if (params.limit > 0) opts.limit = params.limit;
   if (params.continueToken) opts.continueToken = params.continueToken;
   const rv = params.resourceVersion;

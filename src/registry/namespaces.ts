@@ -27,13 +27,7 @@ export class NamespaceStore extends ResourceStore {
   override async delete(_namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
     const current = await this.get(undefined, name);
     const meta = current.metadata!;
-    const pre = opts.preconditions;
-    if (pre?.uid && pre.uid !== meta.uid) {
-      throw conflict(this.groupResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid}`);
-    }
-    if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
-      throw conflict(this.groupResource, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in meta: ${meta.resourceVersion}`);
-    }
+    this.checkDeletePreconditions(current, opts);
     if (!meta.deletionTimestamp) {
       const result = await this.update(
         undefined,

@@ -80,3 +80,13 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   for (const k of ak) if (!jsonEqual(ao[k], bo[k])) return false;
   return true;
 }
+
+/** The value at a path of nested objects, or undefined where the path breaks off. */
+export function valueAt(obj: unknown, ...path: string[]): unknown {
+  let cur: unknown = obj;
+  for (const p of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[p];
+  }
+  return cur;
+}

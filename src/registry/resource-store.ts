@@ -399,6 +399,22 @@ export class ResourceStore {
     throw conflict(this.groupResource, opts.name, 'too many concurrent updates, please retry');
   }
 
+  /** DeleteOptions.preconditions: a uid or resourceVersion that is not the object's is a 409. */
+  protected checkDeletePreconditions(current: KubeObject, opts: DeleteOptions): void {
+    const meta = current.metadata!;
+    const pre = opts.preconditions;
+    if (pre?.uid && pre.uid !== meta.uid) {
+      throw conflict(this.groupResource, meta.name!, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid}`);
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+      throw conflict(
+        this.groupResource,
+        meta.name!,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in meta: ${meta.resourceVersion}`,
+      );
+    }
+  }
+
   /** Finalizers that keep a Terminating object stored (namespaces add spec.finalizers). */
   protected hasPendingFinalizers(obj: KubeObject): boolean {
     return (obj.metadata?.finalizers?.length ?? 0) > 0;
@@ -462,17 +478,7 @@ export class ResourceStore {
       if (!kv) throw notFound(this.groupResource, name);
       const current = this.decode(kv);
       const meta = current.metadata!;
-      const pre = opts.preconditions;
-      if (pre?.uid && pre.uid !== meta.uid) {
-        throw conflict(this.groupResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid}`);
-      }
-      if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
-        throw conflict(
-          this.groupResource,
-          name,
-          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in meta: ${meta.resourceVersion}`,
-        );
-      }
+      this.checkDeletePreconditions(current, opts);
       const grace = this.strategy.gracePeriodSeconds?.(current, opts.gracePeriodSeconds) ?? 0;
       const pendingFinalizers = this.hasPendingFinalizers(current);
       if (pendingFinalizers || grace > 0) {

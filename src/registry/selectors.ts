@@ -1,6 +1,6 @@
 import { badRequest } from '../server/errors.js';
 import { isQualifiedName, isValidLabelValue } from './validate-meta.js';
-import type { KubeObject } from './object.js';
+import { valueAt, type KubeObject } from './object.js';
 
 /**
  * Label and field selectors with kube-apiserver's grammar
@@ -301,14 +301,7 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v : String(v);
 }
 
-function at(obj: KubeObject, ...path: string[]): unknown {
-  let cur: unknown = obj;
-  for (const p of path) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[p];
-  }
-  return cur;
-}
+const at = valueAt;
 
 /**
  * Field labels beyond metadata.name/namespace that kube-apiserver supports,
@@ -354,12 +347,21 @@ const EXTRA_FIELDS: Record<string, Record<string, (o: KubeObject) => string>> = 
 /** Kinds whose field label conversion does not accept metadata.namespace (Node, Namespace). */
 const NO_NAMESPACE_LABEL = new Set(['/nodes', '/namespaces']);
 
-export function fieldExtractorFor(group: string, resource: string, namespaced: boolean): { fields: string[]; extract: FieldExtractor } {
+export interface FieldSupport {
+  fields: string[];
+  extract: FieldExtractor;
+  /** The type has its own field label conversion (kube's wording for unknown labels differs). */
+  custom: boolean;
+}
+
+export function fieldExtractorFor(group: string, resource: string, namespaced: boolean): FieldSupport {
+  const custom = `${group}/${resource}` in EXTRA_FIELDS;
   const extra = EXTRA_FIELDS[`${group}/${resource}`] ?? {};
   const base = NO_NAMESPACE_LABEL.has(`${group}/${resource}`) ? ['metadata.name'] : ['metadata.name', 'metadata.namespace'];
   const fields = [...base, ...Object.keys(extra)];
   return {
     fields,
+    custom,
     extract(obj) {
       const out: Record<string, string> = {
         'metadata.name': str(obj.metadata?.name),
@@ -371,9 +373,15 @@ export function fieldExtractorFor(group: string, resource: string, namespaced: b
   };
 }
 
-/** 400 for field labels the resource does not support, as kube-apiserver answers. */
-export function checkFieldSelectorSupported(sel: FieldSelector, supported: string[]): void {
+/**
+ * 400 for field labels the resource does not support, in kube-apiserver's
+ * words: its own conversion function's for types that have one, else
+ * DefaultMetaV1FieldSelectorConversion's.
+ */
+export function checkFieldSelectorSupported(sel: FieldSelector, support: Pick<FieldSupport, 'fields' | 'custom'>): void {
   for (const r of sel.requirements) {
-    if (!supported.includes(r.field)) throw badRequest(`field label not supported: ${r.field}`);
+    if (support.fields.includes(r.field)) continue;
+    if (support.custom) throw badRequest(`field label not supported: ${r.field}`);
+    throw badRequest(`"${r.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`);
   }
 }

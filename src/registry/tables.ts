@@ -1,4 +1,4 @@
-import type { KubeObject } from './object.js';
+import { valueAt, type KubeObject } from './object.js';
 
 /**
  * Server-side printing (`as=Table`): the columns kube-apiserver's printers
@@ -72,14 +72,7 @@ function col(name: string, type: string, description: string, priority = 0, form
   return { name, type, format, description, priority };
 }
 
-function get(obj: KubeObject, ...path: string[]): unknown {
-  let cur: unknown = obj;
-  for (const p of path) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[p];
-  }
-  return cur;
-}
+const get = valueAt;
 
 const TABLES: Record<string, TableConvertor> = {
   '/namespaces': {

@@ -308,7 +308,9 @@ for (const backend of ['memory', 'sqlite'] as const) {
       assert.equal(all.json.items[0].kind, undefined, 'list items carry no TypeMeta');
       const bad = await req('GET', '/api/v1/configmaps?fieldSelector=spec.nothing%3Dx');
       assert.equal(bad.status, 400);
-      assert.equal(bad.json.message, 'field label not supported: spec.nothing');
+      assert.equal(bad.json.message, '"spec.nothing" is not a known field selector: only "metadata.name", "metadata.namespace"');
+      const badPod = await req('GET', '/api/v1/pods?fieldSelector=spec.nothing%3Dx');
+      assert.equal(badPod.json.message, 'field label not supported: spec.nothing');
       const setBased = await req('GET', '/api/v1/namespaces/chunks/configmaps?labelSelector=n%20in%20(0),!missing');
       assert.equal(setBased.json.items.length, 6);
       const badRv = await req('GET', '/api/v1/configmaps?limit=1&continue=abc&resourceVersion=5');

@@ -331,12 +331,25 @@ describe('field labels per resource (fieldExtractorFor)', () => {
     { group: 'rbac.authorization.k8s.io', resource: 'clusterroles', label: 'metadata.namespace', ok: true },
     { group: 'certificates.k8s.io', resource: 'certificatesigningrequests', label: 'spec.signerName', ok: true },
   ];
+  it('uses DefaultMetaV1FieldSelectorConversion wording for types without their own conversion', () => {
+    const support = fieldExtractorFor('', 'configmaps', true);
+    assert.equal(support.custom, false);
+    badRequest(
+      () => checkFieldSelectorSupported(parseFieldSelector('data.x=y'), support),
+      '"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"',
+    );
+  });
   for (const c of supported) {
     it(`${c.group || 'core'}/${c.resource} ${c.ok ? 'supports' : 'rejects'} ${c.label}`, () => {
-      const { fields } = fieldExtractorFor(c.group, c.resource, true);
+      const support = fieldExtractorFor(c.group, c.resource, true);
       const sel = parseFieldSelector(`metadata.name=x,${c.label}=y`);
-      if (c.ok) checkFieldSelectorSupported(sel, fields);
-      else badRequest(() => checkFieldSelectorSupported(sel, fields), `field label not supported: ${c.label}`);
+      if (c.ok) checkFieldSelectorSupported(sel, support);
+      else {
+        const message = support.custom
+          ? `field label not supported: ${c.label}`
+          : `"${c.label}" is not a known field selector: only "metadata.name", "metadata.namespace"`;
+        badRequest(() => checkFieldSelectorSupported(sel, support), message);
+      }
     });
   }
 });
