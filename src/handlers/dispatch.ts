@@ -1,6 +1,5 @@
 import type { AdmissionChain } from '../admission/admission.js';
 import type { ApiCatalog } from '../api/catalog.js';
-import type { ResourceInfo } from '../api/types.js';
 import type { NamespaceStore } from '../registry/namespaces.js';
 import type { Registry } from '../registry/registry.js';
 import type { RequestContext } from '../server/context.js';
@@ -70,7 +69,7 @@ export async function serveResource(ctx: RequestContext, req: ResourceRequestInf
   if (!verbs.includes(verb)) throw methodNotAllowed();
   // POST creates in a collection; on an object's path there is no such route.
   if (verb === 'create' && req.name && !req.subresource) throw methodNotAllowed();
-  if (isVirtual(info)) throw notImplemented(`${info.group ? `${info.name}.${info.group}` : info.name}`);
+  if (info.virtual) throw notImplemented(`${info.group ? `${info.name}.${info.group}` : info.name}`);
   if (info.namespaced && !req.namespace && (verb === 'create' || verb === 'deletecollection')) throw methodNotAllowed();
 
   const scope = new ResourceScope(ctx, req, info, deps.registry.storeFor(info));
@@ -102,9 +101,4 @@ function connectVerb(req: ResourceRequestInfo): string {
   if (req.verb === 'watch') return 'watch';
   if (req.verb === 'list') return 'get';
   return req.verb === 'connect' ? 'get' : req.verb;
-}
-
-/** Create-only kinds that are never stored (reviews, bindings) need their own handlers. */
-function isVirtual(info: ResourceInfo): boolean {
-  return !info.isObject || (info.verbs.length === 1 && info.verbs[0] === 'create');
 }
