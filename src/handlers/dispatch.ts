@@ -11,6 +11,7 @@ import { handleFinalize } from './finalize.js';
 import { handleGet } from './get.js';
 import { handleList } from './list.js';
 import { handlePatch } from './patch.js';
+import { handleReview, hasReviewHandler } from './reviews.js';
 import { ResourceScope } from './scope.js';
 import { handleUpdate } from './update.js';
 import { handleWatch } from './watch.js';
@@ -69,6 +70,7 @@ export async function serveResource(ctx: RequestContext, req: ResourceRequestInf
   if (!verbs.includes(verb)) throw methodNotAllowed();
   // POST creates in a collection; on an object's path there is no such route.
   if (verb === 'create' && req.name && !req.subresource) throw methodNotAllowed();
+  if (info.virtual && verb === 'create' && hasReviewHandler(info.group, info.name)) return handleReview(new ResourceScope(ctx, req, info, deps.registry.storeFor(info)));
   if (info.virtual) throw notImplemented(`${info.group ? `${info.name}.${info.group}` : info.name}`);
   if (info.namespaced && !req.namespace && (verb === 'create' || verb === 'deletecollection')) throw methodNotAllowed();
 

@@ -13,7 +13,7 @@ import type { Controller } from '../controllers/controller.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
 import { NamespaceDeleter } from '../controllers/namespace-deleter.js';
 import { SystemNamespaces } from '../controllers/system-namespaces.js';
-import { serveResource } from '../handlers/dispatch.js';
+import { notImplemented, serveResource } from '../handlers/dispatch.js';
 import { HealthChecks } from '../observability/health.js';
 import { Registry } from '../registry/registry.js';
 import type { ResourceStore } from '../registry/resource-store.js';
@@ -177,6 +177,8 @@ export class ApiServer {
     const ctx = new RequestContext(req, res, info, url);
     try {
       ctx.user = authenticate(req);
+      // Acting as another user must not silently run as the caller.
+      if (Object.keys(req.headers).some((h) => h.startsWith('impersonate-'))) throw notImplemented('impersonation (Impersonate-* headers)');
       authorize(ctx.user, info);
       if (info.isResourceRequest) {
         await serveResource(ctx, info, {

@@ -366,6 +366,29 @@ for (const backend of ['memory', 'sqlite'] as const) {
       assert.equal(meta.json.items[0].data, undefined);
     });
 
+    it('answers access reviews from the authorizer', async () => {
+      const sar = (user: string, groups: string[]) => ({
+        apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview',
+        spec: { user, groups, resourceAttributes: { namespace: 'sem', verb: 'list', resource: 'pods' } },
+      });
+      const anon = await req('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', sar('system:anonymous', ['system:unauthenticated']));
+      assert.equal(anon.status, 201, anon.text);
+      assert.equal(anon.json.status.allowed, false);
+      const admin = await req('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', sar('jane', ['system:authenticated']));
+      assert.equal(admin.json.status.allowed, true);
+      const noUser = await req('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { spec: { resourceAttributes: { verb: 'get' } } });
+      assert.equal(noUser.status, 422);
+      assert.match(noUser.json.message, /spec\.user: Invalid value: "": at least one of user or group must be specified/);
+      const local = await req('POST', '/apis/authorization.k8s.io/v1/namespaces/sem/localsubjectaccessreviews', {
+        spec: { user: 'jane', resourceAttributes: { namespace: 'other', verb: 'get', resource: 'pods' } },
+      });
+      assert.equal(local.status, 422);
+      assert.match(local.json.message, /must match metadata\.namespace/);
+      const token = await req('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { spec: { token: 'x' } });
+      assert.equal(token.status, 501);
+      assert.equal(token.json.reason, 'NotImplemented');
+    });
+
     it('serves /version and health checks', async () => {
       const v = await req('GET', '/version');
       assert.match(v.json.gitVersion, /^v1\.36\.\d+\+capstan/);

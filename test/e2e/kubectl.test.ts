@@ -239,6 +239,19 @@ for (const backend of ['memory', 'sqlite'] as const) {
       }
     });
 
+    it('auth whoami and can-i answer from the authenticator and authorizer', async () => {
+      const who = await ok(['auth', 'whoami', '-o', 'json']);
+      const review = JSON.parse(who);
+      assert.equal(review.kind, 'SelfSubjectReview');
+      assert.equal(review.status.userInfo.username, 'capstan-admin');
+      assert.deepEqual(review.status.userInfo.groups, ['system:masters', 'system:authenticated']);
+      assert.equal((await ok(['auth', 'can-i', 'create', 'pods', '-n', 'default'])).trim(), 'yes');
+      const rules = await ok(['auth', 'can-i', '--list']);
+      assert.match(rules, /\*\.\*\s+\[\]\s+\[\]\s+\[\*\]/);
+      const as = await k(['auth', 'can-i', 'get', 'pods', '--as=someone']);
+      assert.notEqual(as.code, 0, 'impersonation is refused until it is implemented');
+    });
+
     it('refuses to delete a system namespace', async () => {
       const r = await k(['delete', 'ns', 'kube-system']);
       assert.notEqual(r.code, 0);

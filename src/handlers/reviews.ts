@@ -1,0 +1,113 @@
+import { isPlainObject } from '../codec/codec.js';
+import { decide, rulesFor, type AuthorizationAttributes } from '../authz/authorize.js';
+import type { KubeObject } from '../registry/object.js';
+import type { UserInfo } from '../server/context.js';
+import { invalid, type FieldError } from '../server/errors.js';
+import { readObjectBody } from '../server/body.js';
+import { writeEncoded } from '../server/respond.js';
+import { checkBodyObject, parseWriteOptions } from './create.js';
+import type { ResourceScope } from './scope.js';
+
+/**
+ * The review APIs: create-only kinds answered from the authenticator's and
+ * authorizer's own view (SelfSubjectReview, SelfSubjectAccessReview,
+ * SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectRulesReview).
+ * Nothing is stored; the response is the request with `status` filled in.
+ */
+
+type ReviewHandler = (scope: ResourceScope, review: KubeObject, requester: UserInfo) => KubeObject;
+
+const HANDLERS: Record<string, ReviewHandler> = {
+  'authentication.k8s.io/selfsubjectreviews': (_scope, review, user) => ({
+    ...review,
+    status: { userInfo: userInfoOf(user) },
+  }),
+  'authorization.k8s.io/selfsubjectaccessreviews': (scope, review, user) => accessReview(scope, review, user, 'self'),
+  'authorization.k8s.io/subjectaccessreviews': (scope, review, user) => accessReview(scope, review, user, 'cluster'),
+  'authorization.k8s.io/localsubjectaccessreviews': (scope, review, user) => accessReview(scope, review, user, 'local'),
+  'authorization.k8s.io/selfsubjectrulesreviews': (scope, review, user) => {
+    const spec = isPlainObject(review.spec) ? (review.spec as { namespace?: unknown }) : {};
+    if (typeof spec.namespace !== 'string' || spec.namespace === '') {
+      throw invalid(scope.groupKind, '', [{ type: 'FieldValueRequired', field: 'spec.namespace' }]);
+    }
+    return { ...review, status: { ...rulesFor(user), incomplete: false } };
+  },
+};
+
+export function hasReviewHandler(group: string, resource: string): boolean {
+  return `${group}/${resource}` in HANDLERS;
+}
+
+function userInfoOf(user: UserInfo): Record<string, unknown> {
+  const info: Record<string, unknown> = { username: user.username };
+  if (user.uid) info.uid = user.uid;
+  info.groups = user.groups;
+  if (user.extra && Object.keys(user.extra).length > 0) info.extra = user.extra;
+  return info;
+}
+
+interface AccessSpec {
+  resourceAttributes?: Record<string, unknown>;
+  nonResourceAttributes?: Record<string, unknown>;
+  user?: string;
+  groups?: string[];
+  uid?: string;
+  extra?: Record<string, string[]>;
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+/** Validation (pkg/apis/authorization/validation) and the authorizer's answer. */
+function accessReview(scope: ResourceScope, review: KubeObject, requester: UserInfo, kind: 'self' | 'cluster' | 'local'): KubeObject {
+  const spec = (isPlainObject(review.spec) ? review.spec : {}) as AccessSpec;
+  const ra = isPlainObject(spec.resourceAttributes) ? spec.resourceAttributes : undefined;
+  const nra = isPlainObject(spec.nonResourceAttributes) ? spec.nonResourceAttributes : undefined;
+  const errs: FieldError[] = [];
+  if (ra && nra) errs.push({ type: 'FieldValueInvalid', field: 'spec.nonResourceAttributes', value: nra, detail: 'cannot be specified in combination with resourceAttributes' });
+  if (!ra && !nra) errs.push({ type: 'FieldValueInvalid', field: 'spec.resourceAttributes', value: null, detail: 'exactly one of nonResourceAttributes or resourceAttributes must be specified' });
+  if (kind !== 'self' && !spec.user && !(spec.groups?.length)) {
+    errs.push({ type: 'FieldValueInvalid', field: 'spec.user', value: '', detail: 'at least one of user or group must be specified' });
+  }
+  if (kind === 'local') {
+    if (nra) errs.push({ type: 'FieldValueInvalid', field: 'spec.nonResourceAttributes', value: nra, detail: 'disallowed on this kind of request' });
+    if (ra && str(ra.namespace) !== scope.namespace) {
+      errs.push({ type: 'FieldValueInvalid', field: 'spec.resourceAttributes.namespace', value: str(ra.namespace), detail: 'must match metadata.namespace' });
+    }
+  }
+  if (errs.length > 0) throw invalid(scope.groupKind, '', errs);
+
+  const subject: UserInfo =
+    kind === 'self'
+      ? requester
+      : { username: str(spec.user), groups: Array.isArray(spec.groups) ? spec.groups.filter((g): g is string => typeof g === 'string') : [], ...(spec.uid ? { uid: spec.uid } : {}) };
+  const attrs: AuthorizationAttributes = ra
+    ? {
+        user: subject,
+        verb: str(ra.verb),
+        resourceRequest: true,
+        namespace: str(ra.namespace),
+        group: str(ra.group),
+        resource: str(ra.resource),
+        subresource: str(ra.subresource),
+        name: str(ra.name),
+      }
+    : { user: subject, verb: str(nra!.verb), resourceRequest: false, path: str(nra!.path) };
+  const decision = decide(attrs);
+  const status: Record<string, unknown> = { allowed: decision.allowed };
+  if (decision.reason) status.reason = decision.reason;
+  return { ...review, status };
+}
+
+export async function handleReview(scope: ResourceScope): Promise<void> {
+  const { ctx, info } = scope;
+  const neg = scope.negotiate({ table: false });
+  parseWriteOptions(scope, 'CreateOptions');
+  const review = checkBodyObject(scope, await readObjectBody(ctx, scope.typeInfo));
+  const metadata = { ...(review.metadata ?? {}) };
+  if (info.namespaced) metadata.namespace = scope.namespace;
+  const handler = HANDLERS[`${info.group}/${info.name}`]!;
+  const answered = handler(scope, { ...review, metadata }, ctx.user!);
+  writeEncoded(ctx, 201, answered, neg.encoding, neg.contentType);
+}
