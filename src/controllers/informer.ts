@@ -1,6 +1,7 @@
+import type { ReaderWatch } from '../cache/resource-reader.js';
+import type { CacheEventType } from '../cache/watch-cache.js';
 import type { KubeObject } from '../registry/object.js';
-import type { ResourceStore, WatchEvent } from '../registry/resource-store.js';
-import type { WatchHandle } from '../storage/store.js';
+import type { ResourceStore } from '../registry/resource-store.js';
 
 /**
  * A minimal in-process informer for controllers: follows one resource's
@@ -8,11 +9,11 @@ import type { WatchHandle } from '../storage/store.js';
  * back with each change. A watch that ends is restarted from a fresh list.
  */
 
-export type InformerHandler = (type: WatchEvent['type'], obj: KubeObject) => void;
+export type InformerHandler = (type: CacheEventType, obj: KubeObject) => void;
 
 export class Informer {
   private readonly objects = new Map<string, KubeObject>();
-  private handle: WatchHandle | undefined;
+  private handle: ReaderWatch | undefined;
   private stopped = false;
   private synced = false;
   private readonly waiters: Array<() => void> = [];
@@ -50,14 +51,15 @@ export class Informer {
     const seen = new Set<string>();
     let initial = true;
     try {
-      this.handle = await this.store.watch(this.namespace ? { namespace: this.namespace } : {}, {
+      this.handle = await this.store.watch({ namespace: this.namespace, start: { kind: 'initial', at: { kind: 'consistent' }, initialEventsEndBookmark: false } }, {
         onEvents: (events) => {
           for (const e of events) {
-            const key = Informer.keyOf(e.object);
+            const obj = e.object.object;
+            const key = Informer.keyOf(obj);
             if (initial) seen.add(key);
             if (e.type === 'DELETED') this.objects.delete(key);
-            else this.objects.set(key, e.object);
-            this.onChange(e.type, e.object);
+            else this.objects.set(key, obj);
+            this.onChange(e.type, obj);
           }
         },
         onEnd: () => {

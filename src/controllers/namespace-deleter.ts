@@ -69,8 +69,8 @@ export class NamespaceDeleter implements Controller {
     const failures: string[] = [];
     for (const store of this.contentStores()) {
       const resource = store.desc.group ? `${store.desc.resource}.${store.desc.group}` : store.desc.resource;
-      const listed = await store.list({ namespace: name });
-      for (const obj of listed.items) {
+      const listed = await store.list({ namespace: name, readAt: { kind: 'consistent' } });
+      for (const { object: obj } of listed.items) {
         const objName = obj.metadata!.name!;
         if (!obj.metadata?.deletionTimestamp) {
           try {

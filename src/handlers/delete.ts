@@ -7,7 +7,7 @@ import { badRequest, invalid, successStatus, type FieldError } from '../server/e
 import { contentTypeOf, readBody } from '../server/body.js';
 import { writeEncoded } from '../server/respond.js';
 import { renderObject } from './get.js';
-import { listOptionsFor } from './list.js';
+import { listRequestFor } from './list.js';
 import { parseDryRun, parseListParams, parseNonNegativeInt } from './options.js';
 import type { ResourceScope } from './scope.js';
 
@@ -106,9 +106,9 @@ export async function handleDeleteCollection(scope: ResourceScope, admission: Ad
   const neg = scope.negotiate({ table: false });
   const opts = await readDeleteOptions(scope);
   const params = parseListParams(ctx.query, false);
-  const list = await scope.store.list(listOptionsFor(scope, { ...params, limit: 0, continueToken: undefined }));
+  const list = await scope.store.list(listRequestFor(scope, { ...params, limit: 0, continueToken: undefined }));
   const items = [];
-  for (const obj of list.items) {
+  for (const { object: obj } of list.items) {
     const ns = info.namespaced ? obj.metadata?.namespace : undefined;
     const name = obj.metadata!.name!;
     try {

@@ -1,21 +1,24 @@
+import { jsonObjectBytes } from '../codec/cached-json.js';
+import { JSON_TYPE } from '../codec/media-type.js';
 import type { View } from '../codec/negotiate.js';
 import { parseIncludeObject, partialObjectMetadata, table } from '../codec/views.js';
+import { getReadAt } from '../cache/read-semantics.js';
 import type { KubeObject } from '../registry/object.js';
 import { tableConvertorFor } from '../registry/tables.js';
-import { writeEncoded } from '../server/respond.js';
-import { parseResourceVersion } from './options.js';
+import { writeBody, writeEncoded } from '../server/respond.js';
 import type { ResourceScope } from './scope.js';
 
-/** GET of one object, in the requested view (object, Table, PartialObjectMetadata). */
+/** GET of one object from the watch cache, in the requested view (object, Table, PartialObjectMetadata). */
 export async function handleGet(scope: ResourceScope): Promise<void> {
   const { ctx } = scope;
   const neg = scope.negotiate();
-  const rv = ctx.query.get('resourceVersion');
-  // Unset = most recent; "0" = any; other = not older than.
-  const minRevision = rv && rv !== '0' ? parseResourceVersion(rv) : undefined;
-  const stored = await scope.store.get(scope.namespace || undefined, scope.name, minRevision);
-  const obj = scope.toServed(stored);
-  writeEncoded(ctx, 200, renderObject(scope, obj, neg.view), neg.encoding, neg.contentType);
+  const at = getReadAt(ctx.query.get('resourceVersion') ?? undefined);
+  const cached = await scope.store.getCached(scope.namespace || undefined, scope.name, at);
+  if (neg.view.kind === 'object' && neg.encoding === JSON_TYPE && !ctx.pretty) {
+    writeBody(ctx, 200, jsonObjectBytes(cached, scope.served), neg.contentType);
+    return;
+  }
+  writeEncoded(ctx, 200, renderObject(scope, scope.toServed(cached.object), neg.view), neg.encoding, neg.contentType);
 }
 
 export function renderObject(scope: ResourceScope, obj: KubeObject, view: View): unknown {

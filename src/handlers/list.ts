@@ -1,29 +1,34 @@
+import { jsonItemBytes, jsonListBytes } from '../codec/cached-json.js';
+import { JSON_TYPE } from '../codec/media-type.js';
 import { parseIncludeObject, partialObjectMetadataList, table, type ListMeta } from '../codec/views.js';
+import type { ListRequest } from '../cache/resource-reader.js';
+import { listReadAt } from '../cache/read-semantics.js';
 import { apiVersionOf, type KubeObject } from '../registry/object.js';
-import type { ListOptions } from '../registry/resource-store.js';
 import { checkFieldSelectorSupported, fieldExtractorFor, parseFieldSelector, parseLabelSelector } from '../registry/selectors.js';
 import { tableConvertorFor } from '../registry/tables.js';
-import { writeEncoded } from '../server/respond.js';
-import { parseListParams, parseResourceVersion, type ListParams } from './options.js';
+import { writeBody, writeEncoded } from '../server/respond.js';
+import { parseListParams, type ListParams } from './options.js';
 import type { ResourceScope } from './scope.js';
 
-/** Turns list query parameters into registry list options (resourceVersion × match × paging). */
-export function listOptionsFor(scope: ResourceScope, params: ListParams): ListOptions {
-  const opts: ListOptions = {};
-  if (scope.info.namespaced && scope.namespace) opts.namespace = scope.namespace;
-  opts.labelSelector = parseLabelSelector(params.labelSelector);
-  opts.fieldSelector = parseFieldSelector(params.fieldSelector);
-  checkFieldSelectorSupported(opts.fieldSelector, fieldExtractorFor(scope.info.group, scope.info.name, scope.info.namespaced));
-  if (params.limit > 0) opts.limit = params.limit;
-  if (params.continueToken) opts.continueToken = params.continueToken;
-  const rv = params.resourceVersion;
-  if (rv !== undefined && rv !== '0') {
-    const revision = parseResourceVersion(rv);
-    const exact = params.resourceVersionMatch === 'Exact' || (params.resourceVersionMatch === '' && params.limit > 0);
-    if (exact) opts.exactRevision = revision;
-    else opts.minRevision = revision;
-  }
-  return opts;
+/** The selection a list or watch makes: namespace and selectors, checked against what the type supports. */
+export function selectionFor(scope: ResourceScope, params: Pick<ListParams, 'labelSelector' | 'fieldSelector'>): Pick<ListRequest, 'namespace' | 'labelSelector' | 'fieldSelector'> {
+  const fieldSelector = parseFieldSelector(params.fieldSelector);
+  checkFieldSelectorSupported(fieldSelector, fieldExtractorFor(scope.info.group, scope.info.name, scope.info.namespaced));
+  return {
+    namespace: scope.info.namespaced && scope.namespace ? scope.namespace : undefined,
+    labelSelector: parseLabelSelector(params.labelSelector),
+    fieldSelector,
+  };
+}
+
+/** List parameters → a cache read (resourceVersion × match × paging, SPEC's list table). */
+export function listRequestFor(scope: ResourceScope, params: ListParams): ListRequest {
+  return {
+    ...selectionFor(scope, params),
+    limit: params.limit > 0 ? params.limit : undefined,
+    continueToken: params.continueToken,
+    readAt: listReadAt(params),
+  };
 }
 
 /** Items of a typed list carry no apiVersion/kind, as kube-apiserver encodes them. */
@@ -36,11 +41,18 @@ export async function handleList(scope: ResourceScope): Promise<void> {
   const { ctx, info } = scope;
   const neg = scope.negotiate({ list: true });
   const params = parseListParams(ctx.query, false);
-  const result = await scope.store.list(listOptionsFor(scope, params));
-  const items = result.items.map((o) => scope.toServed(o));
+  const result = await scope.store.list(listRequestFor(scope, params));
   const listMeta: ListMeta = { resourceVersion: result.resourceVersion };
   if (result.continueToken) listMeta.continue = result.continueToken;
   if (result.remainingItemCount !== undefined) listMeta.remainingItemCount = result.remainingItemCount;
+  const listKind = info.listKind ?? `${info.kind}List`;
+  const apiVersion = apiVersionOf(info.group, info.version);
+  if (neg.view.kind === 'object' && neg.encoding === JSON_TYPE && !ctx.pretty) {
+    // The common case: concatenate each item's cached bytes.
+    writeBody(ctx, 200, jsonListBytes(listKind, apiVersion, listMeta, result.items.map((c) => jsonItemBytes(c, scope.served))), neg.contentType);
+    return;
+  }
+  const items = result.items.map((c) => scope.toServed(c.object));
   let body: unknown;
   if (neg.view.kind === 'table') {
     body = table(items, tableConvertorFor(info.group, info.name), {
@@ -51,12 +63,7 @@ export async function handleList(scope: ResourceScope): Promise<void> {
   } else if (neg.view.kind === 'metadata') {
     body = partialObjectMetadataList(items, listMeta, neg.view.version);
   } else {
-    body = {
-      kind: info.listKind ?? `${info.kind}List`,
-      apiVersion: apiVersionOf(info.group, info.version),
-      metadata: listMeta,
-      items: items.map(stripTypeMeta),
-    };
+    body = { kind: listKind, apiVersion, metadata: listMeta, items: items.map(stripTypeMeta) };
   }
   writeEncoded(ctx, 200, body, neg.encoding, neg.contentType);
 }

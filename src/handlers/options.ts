@@ -59,16 +59,6 @@ export function parseNonNegativeInt(query: URLSearchParams, name: string): numbe
   return Number(v);
 }
 
-/** A resourceVersion as a revision; 400 for text that is not a decimal revision. */
-export function parseResourceVersion(rv: string, field = 'resourceVersion'): number {
-  if (!/^\d+$/.test(rv) || (rv.length > 1 && rv.startsWith('0'))) {
-    throw badRequest(`${field}: Invalid value: "${rv}": strconv.ParseUint: parsing "${rv}": invalid syntax`);
-  }
-  const n = Number(rv);
-  if (!Number.isSafeInteger(n)) throw badRequest(`${field}: Invalid value: "${rv}": value out of range`);
-  return n;
-}
-
 export type ResourceVersionMatch = '' | 'Exact' | 'NotOlderThan';
 
 export interface ListParams {

@@ -1,4 +1,5 @@
 import type { ResourceInfo } from '../api/types.js';
+import type { ServedType } from '../codec/cached-json.js';
 import { negotiate, type Negotiated } from '../codec/negotiate.js';
 import { supportsProtobuf } from '../codec/protobuf/index.js';
 import { apiVersionOf } from '../registry/object.js';
@@ -59,6 +60,13 @@ export class ResourceScope {
       protobuf: supportsProtobuf(this.typeInfo.apiVersion, this.info.kind),
     });
   }
+
+  /** The served type, for encoders that cache bytes per served version. */
+  get served(): ServedType {
+    return (this.servedType ??= { ...this.typeInfo, toServed: (o) => this.toServed(o) });
+  }
+
+  private servedType: ServedType | undefined;
 
   toServed(obj: KubeObject): KubeObject {
     return toServedVersion(obj, this.info);

@@ -1,14 +1,17 @@
-import { parseIncludeObject, partialObjectMetadata, table } from '../codec/views.js';
-import { notAcceptable, ApiError } from '../server/errors.js';
+import { jsonObjectBytes, jsonWatchEventBytes } from '../codec/cached-json.js';
 import { JSON_TYPE, PROTOBUF_TYPE } from '../codec/media-type.js';
 import { encodeWatchEvent, PROTOBUF_WATCH_MEDIA_TYPE } from '../codec/protobuf/index.js';
-import type { KubeObject } from '../registry/object.js';
-import type { WatchEvent, WatchOptions } from '../registry/resource-store.js';
+import { parseIncludeObject, partialObjectMetadata, table } from '../codec/views.js';
+import type { CachedObject } from '../cache/cached-object.js';
+import type { ReaderWatch } from '../cache/resource-reader.js';
+import { watchStart } from '../cache/read-semantics.js';
+import type { WatcherEvent } from '../cache/watch-cache.js';
+import { apiVersionOf } from '../registry/object.js';
 import { parseFieldSelector } from '../registry/selectors.js';
 import { tableConvertorFor } from '../registry/tables.js';
-import type { WatchHandle } from '../storage/store.js';
-import { listOptionsFor } from './list.js';
-import { parseListParams, parseResourceVersion } from './options.js';
+import { ApiError, notAcceptable } from '../server/errors.js';
+import { selectionFor } from './list.js';
+import { parseListParams } from './options.js';
 import type { ResourceScope } from './scope.js';
 
 /** A client this far behind (bytes buffered for it) is cut off rather than buffered without bound. */
@@ -17,9 +20,17 @@ const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
 /** kube-apiserver's --min-request-timeout: watches without timeoutSeconds end after 30–60 minutes. */
 const MIN_REQUEST_TIMEOUT_SECONDS = 1800;
 
+/** The cacher's bookmark rhythm: about every minute, and once more 2 s before the watch's deadline. */
+const BOOKMARK_FREQUENCY_MS = 60_000;
+const BOOKMARK_BEFORE_DEADLINE_MS = 2000;
+
+/** The annotation on the bookmark that ends sendInitialEvents' initial state. */
+export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
+
 /**
- * A watch: a chunked stream of `{"type","object"}` JSON documents, one per
- * change, ended by timeoutSeconds, the client, or server shutdown.
+ * A watch, served from the watch cache: a chunked stream of `{"type","object"}`
+ * JSON documents (or length-prefixed protobuf events), one per change, with
+ * bookmarks when asked for, ended by timeoutSeconds, the client, or shutdown.
  */
 export async function handleWatch(scope: ResourceScope, shutdown: AbortSignal): Promise<void> {
   const { ctx, info } = scope;
@@ -27,83 +38,135 @@ export async function handleWatch(scope: ResourceScope, shutdown: AbortSignal): 
   // Watches stream JSON documents or length-prefixed protobuf events; YAML has no stream framing.
   if (neg.encoding !== JSON_TYPE && neg.encoding !== PROTOBUF_TYPE) throw notAcceptable([JSON_TYPE, PROTOBUF_TYPE]);
   const protobuf = neg.encoding === PROTOBUF_TYPE;
-  const frame = (type: string, object: unknown): string | Buffer =>
-    protobuf ? encodeWatchEvent(type, object as Record<string, unknown>) : JSON.stringify({ type, object }) + '\n';
   const params = parseListParams(ctx.query, true);
-  const list = listOptionsFor(scope, { ...params, limit: 0, continueToken: undefined, resourceVersion: undefined });
-  // A watch on one object's path is a watch of the collection with a name selector.
-  const fieldSelector = scope.name
-    ? parseFieldSelector([`metadata.name=${scope.name.replace(/([\\,=])/g, '\\$1')}`, params.fieldSelector].filter(Boolean).join(','))
-    : list.fieldSelector;
-  const opts: WatchOptions = {};
-  if (list.namespace) opts.namespace = list.namespace;
-  if (list.labelSelector) opts.labelSelector = list.labelSelector;
-  if (fieldSelector) opts.fieldSelector = fieldSelector;
-  const rv = params.resourceVersion;
-  if (rv !== undefined && rv !== '0') opts.afterRevision = parseResourceVersion(rv);
+  const selection = selectionFor(scope, params);
+  if (scope.name) {
+    // A watch on one object's path is a watch of the collection with a name selector.
+    const byName = `metadata.name=${scope.name.replace(/([\\,=])/g, '\\$1')}`;
+    selection.fieldSelector = parseFieldSelector([byName, params.fieldSelector].filter(Boolean).join(','));
+  }
+  const start = watchStart(params);
 
   const includeObject = parseIncludeObject(ctx.query.get('includeObject'));
   const convertor = tableConvertorFor(info.group, info.name);
-  let sentHeaders = false;
-  const render = (obj: KubeObject): unknown => {
-    const served = scope.toServed(obj);
+  let sentTableHeaders = false;
+  const fastJson = neg.view.kind === 'object' && !protobuf;
+  const render = (obj: CachedObject): Record<string, unknown> => {
+    const served = scope.toServed(obj.object);
     if (neg.view.kind === 'metadata') return partialObjectMetadata(served, neg.view.version);
     if (neg.view.kind === 'table') {
-      const t = table([served], convertor, { version: neg.view.version, includeObject, omitHeaders: sentHeaders, listMeta: { resourceVersion: served.metadata?.resourceVersion ?? '' } });
-      sentHeaders = true;
+      const t = table([served], convertor, { version: neg.view.version, includeObject, omitHeaders: sentTableHeaders, listMeta: { resourceVersion: served.metadata?.resourceVersion ?? '' } });
+      sentTableHeaders = true;
       return t;
     }
     return served;
   };
+  const frame = (type: string, object: Record<string, unknown>): Buffer =>
+    protobuf ? encodeWatchEvent(type, object) : Buffer.from(JSON.stringify({ type, object }) + '\n');
+  const eventBytes = (e: WatcherEvent): Buffer =>
+    fastJson ? jsonWatchEventBytes(e.type, jsonObjectBytes(e.object, scope.served)) : frame(e.type, render(e.object));
+  /** A bookmark: an object of the requested kind (or view) carrying only its resourceVersion. */
+  const bookmark = (revision: number, annotations?: Record<string, string>): Buffer => {
+    const metadata: Record<string, unknown> = { resourceVersion: String(revision) };
+    if (annotations) metadata.annotations = annotations;
+    const object =
+      neg.view.kind === 'object'
+        ? { kind: info.kind, apiVersion: apiVersionOf(info.group, info.version), metadata }
+        : neg.view.kind === 'table'
+          ? { kind: 'Table', apiVersion: `meta.k8s.io/${neg.view.version}`, metadata, columnDefinitions: null, rows: null }
+          : { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${neg.view.version}`, metadata };
+    return frame('BOOKMARK', object);
+  };
 
   const res = ctx.res;
-  let handle: WatchHandle | undefined;
+  let handle: ReaderWatch | undefined;
   let finished = false;
-  let timer: NodeJS.Timeout | undefined;
+  let streaming = false;
+  const pending: Buffer[] = [];
+  const timers: NodeJS.Timeout[] = [];
   const finish = (): void => {
     if (finished) return;
     finished = true;
-    if (timer) clearTimeout(timer);
+    for (const t of timers) clearTimeout(t);
     handle?.stop();
     shutdown.removeEventListener('abort', finish);
-    if (!res.writableEnded) res.end();
+    if (streaming && !res.writableEnded) res.end();
   };
-  const writeEvents = (events: WatchEvent[]): void => {
+  const send = (chunk: Buffer): void => {
     if (finished) return;
-    const frames = events.map((e) => frame(e.type, render(e.object)));
-    res.write(protobuf ? Buffer.concat(frames as Buffer[]) : (frames as string[]).join(''));
+    if (!streaming) {
+      pending.push(chunk);
+      return;
+    }
+    res.write(chunk);
     if (res.writableLength > MAX_BUFFERED_BYTES) {
       res.destroy();
       finish();
     }
   };
+  const beginStream = (): void => {
+    res.writeHead(200, {
+      'Content-Type': protobuf ? PROTOBUF_WATCH_MEDIA_TYPE : neg.contentType,
+      'Cache-Control': 'no-cache, private',
+      'Audit-Id': ctx.auditId,
+      'Transfer-Encoding': 'chunked',
+    });
+    ctx.req.socket.setNoDelay(true);
+    streaming = true;
+    if (pending.length > 0) res.write(Buffer.concat(pending.splice(0)));
+    else res.flushHeaders();
+  };
 
-  res.writeHead(200, {
-    'Content-Type': protobuf ? PROTOBUF_WATCH_MEDIA_TYPE : neg.contentType,
-    'Cache-Control': 'no-cache, private',
-    'Audit-Id': ctx.auditId,
-    'Transfer-Encoding': 'chunked',
-  });
-  res.flushHeaders();
-  ctx.req.socket.setNoDelay(true);
   ctx.req.on('close', finish);
   res.on('close', finish);
   shutdown.addEventListener('abort', finish);
-  const seconds = params.timeoutSeconds ?? Math.floor(MIN_REQUEST_TIMEOUT_SECONDS * (1 + Math.random()));
-  timer = setTimeout(finish, seconds * 1000);
+  const timeoutMs = (params.timeoutSeconds ?? Math.floor(MIN_REQUEST_TIMEOUT_SECONDS * (1 + Math.random()))) * 1000;
+  const deadline = Date.now() + timeoutMs;
+  timers.push(setTimeout(finish, timeoutMs));
 
   try {
-    handle = await scope.store.watch(opts, {
-      onEvents: writeEvents,
-      onEnd: (err) => {
-        if (err && !finished) res.write(frame('ERROR', err.status));
-        finish();
+    handle = await scope.store.watch(
+      { ...selection, start },
+      {
+        onEvents: (events) => send(Buffer.concat(events.map(eventBytes))),
+        onInitialEventsEnd: (revision) => {
+          if (params.allowWatchBookmarks) send(bookmark(revision, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' }));
+        },
+        onEnd: (err) => {
+          if (err) send(frame('ERROR', err.status as unknown as Record<string, unknown>));
+          finish();
+        },
       },
-    });
-    if (finished) handle.stop();
+    );
   } catch (err) {
-    if (err instanceof ApiError && !finished) res.write(frame('ERROR', err.status));
+    // A start revision older than history is reported in the stream, as the cacher does.
+    if (!(err instanceof ApiError) || err.code !== 410) {
+      finish();
+      throw err;
+    }
+    beginStream();
+    res.write(frame('ERROR', err.status as unknown as Record<string, unknown>));
     finish();
-    if (!(err instanceof ApiError)) throw err;
+    return;
+  }
+  if (finished) {
+    handle.stop();
+    return;
+  }
+  beginStream();
+  if (params.allowWatchBookmarks) scheduleBookmarks();
+
+  function scheduleBookmarks(): void {
+    const now = Date.now();
+    const next = Math.min(now + BOOKMARK_FREQUENCY_MS, deadline - BOOKMARK_BEFORE_DEADLINE_MS);
+    if (next <= now) return;
+    timers.push(
+      setTimeout(() => {
+        void scope.store.freshRevision().then((revision) => {
+          send(bookmark(revision));
+          if (!finished) scheduleBookmarks();
+        });
+      }, next - now),
+    );
   }
 }

@@ -1,28 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import type { KeyValue, Store, StoreEvent, WatchHandle } from '../storage/store.js';
+import type { KeyValue, Store } from '../storage/store.js';
 import { isStoreError } from '../storage/store.js';
-import {
-  ApiError,
-  alreadyExists,
-  conflict,
-  gone,
-  invalid,
-  notFound,
-  type FieldError,
-  type GroupResource,
-} from '../server/errors.js';
+import { ApiError, alreadyExists, conflict, invalid, notFound, type FieldError, type GroupResource } from '../server/errors.js';
+import { DEFAULT_WATCH_CACHE_OPTIONS, WatchCache, type WatchCacheOptions } from '../cache/watch-cache.js';
+import { ResourceReader, type ListRequest, type ListResult, type ReaderWatch, type WatchRequest, type WatchSink } from '../cache/resource-reader.js';
+import type { ReadAt } from '../cache/read-semantics.js';
+import type { CachedObject } from '../cache/cached-object.js';
 import { cloneObject, jsonEqual, metaOf, nowTimestamp, type KubeObject } from './object.js';
 import type { Strategy } from './strategy.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validate-meta.js';
-import type { FieldSelector, LabelSelector } from './selectors.js';
-import { decodeContinue, encodeContinue } from './continue-token.js';
 
 /**
  * The generic registry of one resource (kube-apiserver's genericregistry.Store):
  * create / get / list / update / delete / watch over the MVCC store, with
  * kube's metadata rules, optimistic concurrency, finalizers and graceful
- * deletion. It works on objects in their storage version; conversion to the
- * requested version is the handler's job.
+ * deletion. Reads are served by the resource's watch cache (cache/), writes
+ * go to the store. It works on objects in their storage version; conversion
+ * to the requested version is the handler's job.
  */
 
 export interface ResourceDescriptor {
@@ -35,25 +29,6 @@ export interface ResourceDescriptor {
   prefix: string;
   /** Field-selector values of an object. */
   fields: (obj: KubeObject) => Record<string, string>;
-}
-
-export interface ListOptions {
-  namespace?: string;
-  labelSelector?: LabelSelector;
-  fieldSelector?: FieldSelector;
-  limit?: number;
-  continueToken?: string;
-  /** Revision to read at exactly (Exact semantics), when set. */
-  exactRevision?: number;
-  /** Minimum revision the result must reflect (NotOlderThan), when set. */
-  minRevision?: number;
-}
-
-export interface ListResult {
-  items: KubeObject[];
-  resourceVersion: string;
-  continueToken?: string;
-  remainingItemCount?: number;
 }
 
 export type UpdateMode = '' | 'status' | 'internal';
@@ -92,27 +67,6 @@ export interface DeleteResult {
   deleted: boolean;
 }
 
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-
-export interface WatchEvent {
-  type: WatchEventType;
-  object: KubeObject;
-}
-
-export interface WatchOptions {
-  namespace?: string;
-  labelSelector?: LabelSelector;
-  fieldSelector?: FieldSelector;
-  /** Start after this revision; undefined = synthetic ADDED for the current state first. */
-  afterRevision?: number;
-}
-
-export interface WatchSink {
-  onEvents(events: WatchEvent[]): void;
-  /** The watch cannot go on: an ERROR event carrying this Status was (or should be) sent. */
-  onEnd(err?: ApiError): void;
-}
-
 const GENERATE_NAME_ATTEMPTS = 8;
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 const GENERATE_SUFFIX_LENGTH = 5;
@@ -127,11 +81,18 @@ export function generateName(base: string): string {
 }
 
 export class ResourceStore {
+  readonly cache: WatchCache;
+  private readonly reader: ResourceReader;
+
   constructor(
     readonly desc: ResourceDescriptor,
     readonly strategy: Strategy,
     private readonly store: Store,
-  ) {}
+    cacheOptions: WatchCacheOptions = DEFAULT_WATCH_CACHE_OPTIONS,
+  ) {
+    this.cache = new WatchCache(store, desc.prefix, (kv, revision) => this.decode(kv, revision), cacheOptions);
+    this.reader = new ResourceReader(this.cache, desc);
+  }
 
   get groupResource(): GroupResource {
     return { group: this.desc.group, resource: this.desc.resource };
@@ -171,99 +132,31 @@ export class ResourceStore {
     return JSON.stringify({ ...obj, metadata: rest });
   }
 
-  async get(namespace: string | undefined, name: string, minRevision?: number): Promise<KubeObject> {
-    if (minRevision !== undefined) await this.waitForRevision(minRevision);
-    const kv = await this.store.get(this.key(namespace, name));
-    if (!kv) throw notFound(this.groupResource, name);
-    return this.decode(kv);
+  /** One object from the cache, read as `at` says (default: consistent). Shared: do not mutate. */
+  async get(namespace: string | undefined, name: string, at: ReadAt = { kind: 'consistent' }): Promise<KubeObject> {
+    return (await this.getCached(namespace, name, at)).object;
   }
 
-  /** Waits briefly for the store to reach `revision`; 504 "Too large resource version" otherwise. */
-  async waitForRevision(revision: number): Promise<void> {
-    const deadline = Date.now() + 3000;
-    for (;;) {
-      const current = await this.store.currentRevision();
-      if (current >= revision) return;
-      if (Date.now() > deadline) {
-        throw new ApiError(
-          {
-            message: `Timeout: Too large resource version: ${revision}, current: ${current}`,
-            reason: 'Timeout',
-            details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
-            code: 504,
-          },
-          { 'Retry-After': '1' },
-        );
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  /** As get, with the cache's entry (and its encodings). */
+  async getCached(namespace: string | undefined, name: string, at: ReadAt = { kind: 'consistent' }): Promise<CachedObject> {
+    const cached = await this.reader.get(this.key(namespace, name), at);
+    if (!cached) throw notFound(this.groupResource, name);
+    return cached;
   }
 
-  async list(opts: ListOptions): Promise<ListResult> {
-    const prefix = this.listPrefix(opts.namespace);
-    let revision: number | undefined = opts.exactRevision;
-    let startKey: string | undefined;
-    if (opts.continueToken) {
-      const token = decodeContinue(opts.continueToken);
-      revision = token.revision;
-      startKey = prefix + token.start;
-    }
-    if (opts.minRevision !== undefined) await this.waitForRevision(opts.minRevision);
-    if (revision !== undefined && revision > 0) {
-      if (revision < this.store.compactedRevision()) {
-        if (opts.continueToken) {
-          throw gone(
-            'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
-            'Expired',
-          );
-        }
-        throw gone(`too old resource version: ${revision} (${this.store.compactedRevision()})`, 'Expired');
-      }
-      await this.waitForRevision(revision);
-    }
-    const filtering = !!(opts.labelSelector && !opts.labelSelector.empty) || !!(opts.fieldSelector && !opts.fieldSelector.empty);
-    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
-    // One extra key tells whether a continue token is needed; with selectors,
-    // read bigger pages until the limit is filled with matches, as the etcd3
-    // store does, so a chunk is never short while more matches exist.
-    const pageSize = limit === 0 ? 0 : filtering ? Math.max(limit + 1, 500) : limit + 1;
-    const items: KubeObject[] = [];
-    let readRevision: number | undefined = revision && revision > 0 ? revision : undefined;
-    let nextStart = startKey;
-    let lastKey: string | undefined;
-    let remainingKeys: number | undefined;
-    for (;;) {
-      const page = await this.store.list(prefix, {
-        ...(readRevision !== undefined ? { revision: readRevision } : {}),
-        ...(nextStart !== undefined ? { startKey: nextStart } : {}),
-        ...(pageSize ? { limit: pageSize } : {}),
-      });
-      readRevision = page.revision;
-      for (let i = 0; i < page.items.length; i++) {
-        const kv = page.items[i]!;
-        if (limit && items.length === limit) {
-          remainingKeys = page.items.length - i + page.remaining;
-          break;
-        }
-        lastKey = kv.key;
-        const obj = this.decode(kv);
-        if (this.matches(obj, opts.labelSelector, opts.fieldSelector)) items.push(obj);
-      }
-      if (remainingKeys !== undefined || page.remaining === 0 || page.items.length === 0) break;
-      nextStart = page.items[page.items.length - 1]!.key + '\u0000';
-    }
-    const result: ListResult = { items, resourceVersion: String(readRevision) };
-    if (remainingKeys !== undefined && lastKey !== undefined) {
-      result.continueToken = encodeContinue({ revision: readRevision, start: lastKey.slice(prefix.length) + '\u0000' });
-      if (!filtering) result.remainingItemCount = remainingKeys;
-    }
-    return result;
+  /** A list from the cache with kube's resourceVersion, paging and selector semantics. */
+  list(req: ListRequest): Promise<ListResult> {
+    return this.reader.list(req);
   }
 
-  matches(obj: KubeObject, labels?: LabelSelector, fields?: FieldSelector): boolean {
-    if (labels && !labels.empty && !labels.matches(obj.metadata?.labels)) return false;
-    if (fields && !fields.empty && !fields.matches(this.desc.fields(obj))) return false;
-    return true;
+  /** A watch from the cache (initial events, history replay, live changes). */
+  watch(req: WatchRequest, sink: WatchSink): Promise<ReaderWatch> {
+    return this.reader.watch(req, sink);
+  }
+
+  /** The cache's revision once it has caught up with the store (bookmarks carry it). */
+  freshRevision(): Promise<number> {
+    return this.reader.freshRevision();
   }
 
   /** Fills server-set metadata and runs create validation; returns the object to store. */
@@ -522,59 +415,6 @@ export class ResourceStore {
       }
     }
     throw conflict(this.groupResource, name, 'too many concurrent updates, please retry');
-  }
-
-  /**
-   * Streams changes to `sink`. Without a start revision the current state is
-   * sent first as ADDED events. Objects that stop (start) matching the
-   * selectors are sent as DELETED (ADDED), as kube-apiserver's watch does.
-   */
-  async watch(opts: WatchOptions, sink: WatchSink): Promise<WatchHandle> {
-    const prefix = this.listPrefix(opts.namespace);
-    let after = opts.afterRevision;
-    if (after === undefined) {
-      const listed = await this.store.list(prefix);
-      after = listed.revision;
-      const initial: WatchEvent[] = [];
-      for (const kv of listed.items) {
-        const obj = this.decode(kv);
-        if (this.matches(obj, opts.labelSelector, opts.fieldSelector)) initial.push({ type: 'ADDED', object: obj });
-      }
-      if (initial.length > 0) sink.onEvents(initial);
-    } else if (after < this.store.compactedRevision()) {
-      throw gone(`too old resource version: ${after} (${this.store.compactedRevision()})`, 'Expired');
-    }
-    return this.store.watch(prefix, after, {
-      onEvents: (events) => {
-        const out: WatchEvent[] = [];
-        for (const e of events) {
-          const w = this.toWatchEvent(e, opts);
-          if (w) out.push(w);
-        }
-        if (out.length > 0) sink.onEvents(out);
-      },
-      onError: (err) => {
-        if (err.code === 'Compacted') sink.onEnd(gone(`too old resource version: ${after} (${err.compactedRevision ?? 0})`, 'Expired'));
-        else sink.onEnd();
-      },
-    });
-  }
-
-  private toWatchEvent(e: StoreEvent, opts: WatchOptions): WatchEvent | undefined {
-    if (e.type === 'delete') {
-      const prev = this.decode(e.prevKv!, e.revision);
-      return this.matches(prev, opts.labelSelector, opts.fieldSelector) ? { type: 'DELETED', object: prev } : undefined;
-    }
-    const obj = this.decode(e.kv!);
-    const nowMatches = this.matches(obj, opts.labelSelector, opts.fieldSelector);
-    if (!e.prevKv) return nowMatches ? { type: 'ADDED', object: obj } : undefined;
-    const selecting = (opts.labelSelector && !opts.labelSelector.empty) || (opts.fieldSelector && !opts.fieldSelector.empty);
-    const wasMatching = selecting ? this.matches(this.decode(e.prevKv), opts.labelSelector, opts.fieldSelector) : true;
-    if (nowMatches && wasMatching) return { type: 'MODIFIED', object: obj };
-    if (nowMatches) return { type: 'ADDED', object: obj };
-    // Leaving the selection: the previous content, at the event's revision (cacheWatcher).
-    if (wasMatching) return { type: 'DELETED', object: this.decode(e.prevKv, e.revision) };
-    return undefined;
   }
 
   async currentRevision(): Promise<number> {

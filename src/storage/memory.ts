@@ -32,7 +32,7 @@ export class MemoryStore implements Store {
   private readonly versions = new Map<string, Version[]>();
   private readonly log: StoreEvent[] = [];
   private sortedKeys: string[] | undefined;
-  private readonly watchers = new WatcherSet();
+  private readonly watchers = new WatcherSet(() => this.revision);
 
   async currentRevision(): Promise<number> {
     this.checkOpen();

@@ -144,7 +144,7 @@ export class SqliteStore implements Store {
   private queue: Pending[] = [];
   private flushTimer: NodeJS.Immediate | undefined;
   private compaction: Promise<void> = Promise.resolve();
-  private readonly watchers = new WatcherSet();
+  private readonly watchers = new WatcherSet(() => this.revision);
   private readonly statements = new Map<string, Database.Statement>();
   private readonly counters: SqliteStoreStats = { transactions: 0, writes: 0 };
   private readonly writeBatch: Database.Transaction<(ops: WriteOp[]) => Outcome[]>;

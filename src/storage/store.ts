@@ -88,11 +88,19 @@ export function isStoreError(err: unknown, code?: StoreErrorCode): err is StoreE
 export interface WatchHandle {
   /** Stop delivering events; idempotent. */
   stop(): void;
+  /**
+   * Ask for a progress notification (etcd's RequestWatchProgress): once every
+   * event up to the store's current revision has been delivered, onProgress
+   * is called with that revision, even when none of them matched the prefix.
+   */
+  requestProgress(): void;
 }
 
 export interface WatchCallbacks {
   /** Called with events in revision order; never with an empty batch. */
   onEvents(events: StoreEvent[]): void;
+  /** Every event up to `revision` has been delivered (see requestProgress). */
+  onProgress?(revision: number): void;
   /** Called once when the watch cannot continue (compaction, store closed, backend failure). */
   onError(err: StoreError): void;
 }

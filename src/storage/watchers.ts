@@ -11,6 +11,9 @@ import { StoreError } from './store.js';
 export class WatcherSet {
   private readonly watchers = new Set<QueuedWatcher>();
 
+  /** `currentRevision` is the last published revision, for progress notifications. */
+  constructor(private readonly currentRevision: () => number) {}
+
   /**
    * Register a watcher whose history replay (`backlog`) precedes live events.
    * Live events at or below `afterRevision` (or at or below the last backlog
@@ -18,7 +21,7 @@ export class WatcherSet {
    * writes before it, and a replay that overlaps a publish must not duplicate.
    */
   add(prefix: string, callbacks: WatchCallbacks, backlog: StoreEvent[], afterRevision = -Infinity): WatchHandle {
-    const w = new QueuedWatcher(prefix, callbacks, afterRevision, () => this.watchers.delete(w));
+    const w = new QueuedWatcher(prefix, callbacks, afterRevision, () => this.watchers.delete(w), this.currentRevision);
     this.watchers.add(w);
     if (backlog.length > 0) w.push(backlog);
     return w;
@@ -30,7 +33,7 @@ export class WatcherSet {
    * suppresses the error, as for any stopped watch.
    */
   rejected(callbacks: WatchCallbacks, err: StoreError): WatchHandle {
-    const w = new QueuedWatcher('', callbacks, Infinity, () => {});
+    const w = new QueuedWatcher('', callbacks, Infinity, () => {}, this.currentRevision);
     w.fail(err);
     return w;
   }
@@ -53,8 +56,19 @@ export class WatcherSet {
   }
 }
 
+/** A progress marker queued behind the events published before it. */
+interface ProgressMarker {
+  progress: number;
+}
+
+type Queued = StoreEvent | ProgressMarker;
+
+function isProgress(q: Queued): q is ProgressMarker {
+  return 'progress' in q;
+}
+
 class QueuedWatcher implements WatchHandle {
-  private queue: StoreEvent[] = [];
+  private queue: Queued[] = [];
   private scheduled = false;
   private stopped = false;
   private failed = false;
@@ -65,7 +79,16 @@ class QueuedWatcher implements WatchHandle {
     /** Highest revision queued so far; later events must be above it. */
     private last: number,
     private readonly detach: () => void,
+    private readonly currentRevision: () => number,
   ) {}
+
+  requestProgress(): void {
+    if (this.stopped || this.failed) return;
+    const revision = this.currentRevision();
+    if (revision > this.last) this.last = revision;
+    this.queue.push({ progress: revision });
+    this.schedule();
+  }
 
   push(events: StoreEvent[]): void {
     if (this.stopped || this.failed) return;
@@ -107,7 +130,18 @@ class QueuedWatcher implements WatchHandle {
       const batch = this.queue;
       this.queue = [];
       try {
-        this.callbacks.onEvents(batch);
+        let events: StoreEvent[] = [];
+        for (const q of batch) {
+          if (!isProgress(q)) {
+            events.push(q);
+            continue;
+          }
+          if (events.length > 0) this.callbacks.onEvents(events);
+          events = [];
+          if (this.stopped) return;
+          this.callbacks.onProgress?.(q.progress);
+        }
+        if (events.length > 0) this.callbacks.onEvents(events);
       } catch (err) {
         // A failing consumer ends its own watch, never the process or other watchers.
         this.fail(new StoreError('Unavailable', `watch consumer failed: ${(err as Error)?.message ?? String(err)}`));

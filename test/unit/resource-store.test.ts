@@ -12,7 +12,11 @@ import { afterEach, describe, it, mock } from 'node:test';
 
 import { ApiError } from '../../src/server/errors.js';
 import type { KubeObject, ObjectMeta } from '../../src/registry/object.js';
-import { ResourceStore, generateName, type WatchEvent, type WatchSink } from '../../src/registry/resource-store.js';
+import { ResourceStore, generateName } from '../../src/registry/resource-store.js';
+import type { WatchSink } from '../../src/cache/resource-reader.js';
+import type { WatcherEvent as WatchEvent } from '../../src/cache/watch-cache.js';
+import type { WatchStart } from '../../src/cache/read-semantics.js';
+import type { CachedObject } from '../../src/cache/cached-object.js';
 import { fieldExtractorFor, parseFieldSelector, parseLabelSelector } from '../../src/registry/selectors.js';
 import { strategyFor } from '../../src/registry/strategies.js';
 import type { Strategy } from '../../src/registry/strategy.js';
@@ -73,6 +77,9 @@ function edit(rs: ResourceStore, name: string, fn: (o: KubeObject) => void, opts
   });
 }
 
+const CONSISTENT = { kind: 'consistent' } as const;
+const INITIAL: WatchStart = { kind: 'initial', at: CONSISTENT, initialEventsEndBookmark: false };
+
 const flush = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 function collector(): { events: WatchEvent[]; sink: WatchSink; ended: () => ApiError | undefined | 'open' } {
@@ -85,7 +92,7 @@ function collector(): { events: WatchEvent[]; sink: WatchSink; ended: () => ApiE
   };
 }
 
-const summary = (events: WatchEvent[]): string[] => events.map((e) => `${e.type} ${e.object.metadata!.name}`);
+const summary = (events: WatchEvent[]): string[] => events.map((e) => `${e.type} ${e.object.object.metadata!.name}`);
 
 describe('create', () => {
   it('stamps the server-owned fields; the stored bytes carry no resourceVersion', async () => {
@@ -229,7 +236,7 @@ describe('get', () => {
   it('waits for a resourceVersion the store has not reached yet', async () => {
     const { rs } = configmaps();
     const created = await rs.create(cm('a'), 'ns');
-    const pending = rs.get('ns', 'a', Number(created.metadata!.resourceVersion) + 1);
+    const pending = rs.get('ns', 'a', { kind: 'notOlderThan', revision: Number(created.metadata!.resourceVersion) + 1 });
     await edit(rs, 'a', (o) => (o.data = { k: 'w' }));
     assert.deepEqual((await pending).data, { k: 'w' });
   });
@@ -238,7 +245,7 @@ describe('get', () => {
     mock.timers.enable({ apis: ['setTimeout', 'Date'] });
     const { rs } = configmaps();
     await rs.create(cm('a'), 'ns');
-    const pending = rs.get('ns', 'a', 9);
+    const pending = rs.get('ns', 'a', { kind: 'notOlderThan', revision: 9 });
     pending.catch(() => undefined);
     for (let i = 0; i < 70; i++) {
       await flush();
@@ -553,33 +560,33 @@ describe('list', () => {
     await rs.create(cm('b-01'), 'b');
     return { rs, store, names };
   }
-  const names = (items: KubeObject[]): string[] => items.map((i) => i.metadata!.name!);
+  const names = (items: CachedObject[]): string[] => items.map((i) => i.object.metadata!.name!);
 
   it('lists a namespace or everything, in key order, at the current revision', async () => {
     const { rs, store, names: all } = await seed();
-    const ns = await rs.list({ namespace: 'a' });
+    const ns = await rs.list({ namespace: 'a', readAt: CONSISTENT });
     assert.deepEqual(names(ns.items), all);
     assert.equal(ns.resourceVersion, String(await store.currentRevision()));
     assert.equal(ns.continueToken, undefined);
     assert.equal(ns.remainingItemCount, undefined);
-    assert.equal((await rs.list({})).items.length, 12);
-    assert.deepEqual(ns.items[3]!.metadata!.resourceVersion, '4');
+    assert.equal((await rs.list({ readAt: CONSISTENT })).items.length, 12);
+    assert.deepEqual(ns.items[3]!.object.metadata!.resourceVersion, '4');
   });
 
   it('chunks with limit / continue / remainingItemCount over one snapshot', async () => {
     const { rs, names: all } = await seed();
-    const first = await rs.list({ namespace: 'a', limit: 4 });
+    const first = await rs.list({ namespace: 'a', limit: 4, readAt: CONSISTENT });
     assert.deepEqual(names(first.items), all.slice(0, 4));
     assert.equal(first.remainingItemCount, 6);
     assert.ok(first.continueToken);
     // Writes after the first chunk are not in the later ones.
     await rs.create(cm('a-99'), 'a');
     await rs.delete('a', 'a-05');
-    const second = await rs.list({ namespace: 'a', limit: 4, continueToken: first.continueToken! });
+    const second = await rs.list({ namespace: 'a', limit: 4, continueToken: first.continueToken!, readAt: CONSISTENT });
     assert.deepEqual(names(second.items), all.slice(4, 8));
     assert.equal(second.remainingItemCount, 2);
     assert.equal(second.resourceVersion, first.resourceVersion);
-    const third = await rs.list({ namespace: 'a', limit: 4, continueToken: second.continueToken! });
+    const third = await rs.list({ namespace: 'a', limit: 4, continueToken: second.continueToken!, readAt: CONSISTENT });
     assert.deepEqual(names(third.items), all.slice(8));
     assert.equal(third.continueToken, undefined);
     assert.equal(third.remainingItemCount, undefined);
@@ -588,7 +595,7 @@ describe('list', () => {
 
   it('a limit that covers everything gives no continue token', async () => {
     const { rs } = await seed();
-    const r = await rs.list({ namespace: 'a', limit: 10 });
+    const r = await rs.list({ namespace: 'a', limit: 10, readAt: CONSISTENT });
     assert.equal(r.items.length, 10);
     assert.equal(r.continueToken, undefined);
     assert.equal(r.remainingItemCount, undefined);
@@ -600,7 +607,7 @@ describe('list', () => {
     const pages: string[][] = [];
     let token: string | undefined;
     do {
-      const r = await rs.list({ namespace: 'a', labelSelector, limit: 2, ...(token ? { continueToken: token } : {}) });
+      const r = await rs.list({ namespace: 'a', labelSelector, limit: 2, ...(token ? { continueToken: token } : {}), readAt: CONSISTENT });
       pages.push(names(r.items));
       assert.equal(r.remainingItemCount, undefined);
       token = r.continueToken;
@@ -610,43 +617,48 @@ describe('list', () => {
 
   it('field selectors', async () => {
     const { rs } = await seed();
-    assert.deepEqual(names((await rs.list({ fieldSelector: parseFieldSelector('metadata.name=a-03') })).items), ['a-03']);
-    assert.deepEqual(names((await rs.list({ fieldSelector: parseFieldSelector('metadata.namespace=b') })).items), ['b-00', 'b-01']);
-    const both = await rs.list({ namespace: 'a', fieldSelector: parseFieldSelector('metadata.name!=a-00'), labelSelector: parseLabelSelector('n=even') });
+    assert.deepEqual(names((await rs.list({ fieldSelector: parseFieldSelector('metadata.name=a-03'), readAt: CONSISTENT })).items), ['a-03']);
+    assert.deepEqual(names((await rs.list({ fieldSelector: parseFieldSelector('metadata.namespace=b'), readAt: CONSISTENT })).items), ['b-00', 'b-01']);
+    const both = await rs.list({ namespace: 'a', fieldSelector: parseFieldSelector('metadata.name!=a-00'), labelSelector: parseLabelSelector('n=even'), readAt: CONSISTENT });
     assert.deepEqual(names(both.items), ['a-02', 'a-04', 'a-06', 'a-08']);
   });
 
   it('an exact revision reads the past; after compaction it is 410 Expired', async () => {
     const { rs, store } = await seed();
-    const past = await rs.list({ namespace: 'a', exactRevision: 3 });
+    const past = await rs.list({ namespace: 'a', readAt: { kind: 'exact', revision: 3 } });
     assert.deepEqual(names(past.items), ['a-00', 'a-01', 'a-02']);
     assert.equal(past.resourceVersion, '3');
     await store.compact(5);
-    await rejectsWith(rs.list({ namespace: 'a', exactRevision: 3 }), 410, 'Expired', 'too old resource version: 3 (5)');
-    assert.equal((await rs.list({ namespace: 'a', exactRevision: 5 })).items.length, 5);
+    await rejectsWith(rs.list({ namespace: 'a', readAt: { kind: 'exact', revision: 3 } }), 410, 'Expired', 'The resourceVersion for the provided list is too old.');
+    assert.equal((await rs.list({ namespace: 'a', readAt: { kind: 'exact', revision: 5 } })).items.length, 5);
   });
 
   it('a continue token older than the compaction is 410 Expired', async () => {
     const { rs, store } = await seed();
-    const first = await rs.list({ namespace: 'a', limit: 2 });
+    const first = await rs.list({ namespace: 'a', limit: 2, readAt: CONSISTENT });
     await rs.create(cm('a-50'), 'a');
     await store.compact(await store.currentRevision());
-    await rejectsWith(
-      rs.list({ namespace: 'a', limit: 2, continueToken: first.continueToken! }),
+    const expired = await rejectsWith(
+      rs.list({ namespace: 'a', limit: 2, continueToken: first.continueToken!, readAt: CONSISTENT }),
       410,
       'Expired',
-      'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+      /^The provided continue parameter is too old to display a consistent list result\. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results\./,
     );
+    // The hint continues from the same place at the latest state (an inconsistent list).
+    const hint = expired.status.metadata.continue as string;
+    const rest = await rs.list({ namespace: 'a', limit: 100, continueToken: hint, readAt: CONSISTENT });
+    assert.deepEqual(names(rest.items).slice(0, 2), ['a-02', 'a-03']);
+    assert.ok(names(rest.items).includes('a-50'));
   });
 
   it('a bad continue token is a 400', async () => {
     const { rs } = await seed();
-    await rejectsWith(rs.list({ continueToken: 'not-a-token' }), 400, 'BadRequest', /^invalid continue token: continue key is not valid/);
+    await rejectsWith(rs.list({ continueToken: 'not-a-token', readAt: CONSISTENT }), 400, 'BadRequest', /^invalid continue token: continue key is not valid/);
   });
 
   it('a minimum revision waits for the store', async () => {
     const { rs, store } = await seed();
-    const pending = rs.list({ namespace: 'b', minRevision: (await store.currentRevision()) + 1 });
+    const pending = rs.list({ namespace: 'b', readAt: { kind: 'notOlderThan', revision: (await store.currentRevision()) + 1 } });
     await rs.create(cm('b-02'), 'b');
     assert.deepEqual(names((await pending).items), ['b-00', 'b-01', 'b-02']);
   });
@@ -658,7 +670,7 @@ describe('watch', () => {
     await rs.create(cm('a'), 'ns');
     await rs.create(cm('other'), 'elsewhere');
     const w = collector();
-    const handle = await rs.watch({ namespace: 'ns' }, w.sink);
+    const handle = await rs.watch({ namespace: 'ns', start: INITIAL }, w.sink);
     assert.deepEqual(summary(w.events), ['ADDED a']);
     await rs.create(cm('b'), 'ns');
     await edit(rs, 'a', (o) => (o.data = { k: '2' }));
@@ -679,11 +691,11 @@ describe('watch', () => {
     await rs.create(cm('b'), 'ns');
     await edit(rs, 'a', (o) => (o.data = { k: '2' }));
     const w = collector();
-    await rs.watch({ afterRevision: Number(a.metadata!.resourceVersion) }, w.sink);
+    await rs.watch({ start: { kind: 'after', revision: Number(a.metadata!.resourceVersion) } }, w.sink);
     await flush();
     assert.deepEqual(summary(w.events), ['ADDED b', 'MODIFIED a']);
     assert.deepEqual(
-      w.events.map((e) => e.object.metadata!.resourceVersion),
+      w.events.map((e) => e.object.object.metadata!.resourceVersion),
       ['2', '3'],
     );
   });
@@ -691,7 +703,7 @@ describe('watch', () => {
   it('leaving the selection is DELETED (with the previous content), entering it is ADDED', async () => {
     const { rs } = configmaps();
     const w = collector();
-    await rs.watch({ namespace: 'ns', labelSelector: parseLabelSelector('w=yes') }, w.sink);
+    await rs.watch({ namespace: 'ns', labelSelector: parseLabelSelector('w=yes'), start: INITIAL }, w.sink);
     await rs.create(cm('w1', { labels: { w: 'yes' } }), 'ns');
     await rs.create(cm('w2', { labels: { w: 'no' } }), 'ns');
     const out = await edit(rs, 'w1', (o) => ((o.metadata!.labels = { w: 'no' }), (o.data = { k: 'left' })));
@@ -702,28 +714,28 @@ describe('watch', () => {
     await rs.delete('ns', 'w2');
     await flush();
     assert.deepEqual(summary(w.events), ['ADDED w1', 'DELETED w1', 'ADDED w1', 'MODIFIED w1', 'DELETED w1']);
-    const left = w.events[1]!.object;
+    const left = w.events[1]!.object.object;
     // The object as it was while it matched, at the revision of the change.
     assert.deepEqual(left.metadata!.labels, { w: 'yes' });
     assert.deepEqual(left.data, { k: 'v' });
     assert.equal(left.metadata!.resourceVersion, out.object.metadata!.resourceVersion);
-    assert.deepEqual(w.events[2]!.object.data, { k: 'back' });
-    assert.equal(w.events[2]!.object.metadata!.resourceVersion, back.object.metadata!.resourceVersion);
+    assert.deepEqual(w.events[2]!.object.object.data, { k: 'back' });
+    assert.equal(w.events[2]!.object.object.metadata!.resourceVersion, back.object.metadata!.resourceVersion);
   });
 
   it('DELETED carries the revision of the delete and the last content', async () => {
     const { rs, store } = configmaps();
     const w = collector();
-    await rs.watch({}, w.sink);
+    await rs.watch({ start: INITIAL }, w.sink);
     await rs.create(cm('a'), 'ns');
     const u = await edit(rs, 'a', (o) => (o.data = { k: 'last' }));
     await rs.delete('ns', 'a');
     await flush();
     const del = w.events[2]!;
     assert.equal(del.type, 'DELETED');
-    assert.equal(del.object.metadata!.resourceVersion, String(await store.currentRevision()));
-    assert.ok(Number(del.object.metadata!.resourceVersion) > Number(u.object.metadata!.resourceVersion));
-    assert.deepEqual(del.object.data, { k: 'last' });
+    assert.equal(del.object.object.metadata!.resourceVersion, String(await store.currentRevision()));
+    assert.ok(Number(del.object.object.metadata!.resourceVersion) > Number(u.object.metadata!.resourceVersion));
+    assert.deepEqual(del.object.object.data, { k: 'last' });
   });
 
   it('field selectors (a single-object watch)', async () => {
@@ -731,7 +743,7 @@ describe('watch', () => {
     await rs.create(cm('one'), 'ns');
     await rs.create(cm('two'), 'ns');
     const w = collector();
-    await rs.watch({ namespace: 'ns', fieldSelector: parseFieldSelector('metadata.name=one') }, w.sink);
+    await rs.watch({ namespace: 'ns', fieldSelector: parseFieldSelector('metadata.name=one'), start: INITIAL }, w.sink);
     await edit(rs, 'one', (o) => (o.data = { k: '1' }));
     await edit(rs, 'two', (o) => (o.data = { k: '2' }));
     await rs.delete('ns', 'one');
@@ -743,9 +755,9 @@ describe('watch', () => {
     const { rs, store } = configmaps();
     for (const n of ['a', 'b', 'c']) await rs.create(cm(n), 'ns');
     await store.compact(2);
-    await rejectsWith(rs.watch({ afterRevision: 1 }, collector().sink), 410, 'Expired', 'too old resource version: 1 (2)');
+    await rejectsWith(rs.watch({ start: { kind: 'after', revision: 1 } }, collector().sink), 410, 'Expired', 'too old resource version: 1 (2)');
     const w = collector();
-    await rs.watch({ afterRevision: 2 }, w.sink);
+    await rs.watch({ start: { kind: 'after', revision: 2 } }, w.sink);
     await flush();
     assert.deepEqual(summary(w.events), ['ADDED c']);
   });
@@ -753,7 +765,7 @@ describe('watch', () => {
   it('ends cleanly when the store closes', async () => {
     const { rs, store } = configmaps();
     const w = collector();
-    await rs.watch({}, w.sink);
+    await rs.watch({ start: INITIAL }, w.sink);
     await store.close();
     await flush();
     assert.equal(w.ended(), undefined);

@@ -1,0 +1,52 @@
+import type { CachedObject } from '../cache/cached-object.js';
+import type { KubeObject } from '../registry/object.js';
+
+/**
+ * JSON bytes of cached objects, made once per object version and served
+ * version and shared by every list response and watcher: a list of 10,000
+ * objects is a concatenation of cached item bytes, a watch event to 1,000
+ * watchers one encoding.
+ */
+
+export interface ServedType {
+  apiVersion: string;
+  kind: string;
+  /** The stored object as the served version (without mutating it). */
+  toServed(obj: KubeObject): KubeObject;
+}
+
+/** A list item: the served object without apiVersion/kind, as kube encodes typed list items. */
+export function jsonItemBytes(cached: CachedObject, served: ServedType): Buffer {
+  return cached.encoded(`json-item:${served.apiVersion}`, (obj) => {
+    const { apiVersion: _a, kind: _k, ...rest } = served.toServed(obj);
+    return Buffer.from(JSON.stringify(rest));
+  });
+}
+
+/** A whole object: kind and apiVersion first, then the item's fields. */
+export function jsonObjectBytes(cached: CachedObject, served: ServedType): Buffer {
+  return cached.encoded(`json-object:${served.apiVersion}`, () => {
+    const item = jsonItemBytes(cached, served);
+    const head = `{"kind":${JSON.stringify(served.kind)},"apiVersion":${JSON.stringify(served.apiVersion)}`;
+    return item.length > 2 ? Buffer.concat([Buffer.from(head + ','), item.subarray(1)]) : Buffer.from(head + '}');
+  });
+}
+
+const COMMA = Buffer.from(',');
+
+/** `{"kind":"<Kind>List","apiVersion":…,"metadata":…,"items":[…]}` from cached items. */
+export function jsonListBytes(listKind: string, apiVersion: string, listMeta: Record<string, unknown>, items: Buffer[]): Buffer {
+  const head = Buffer.from(`{"kind":${JSON.stringify(listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`);
+  const parts: Buffer[] = [head];
+  items.forEach((b, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(b);
+  });
+  parts.push(Buffer.from(']}'));
+  return Buffer.concat(parts);
+}
+
+/** One watch event line: `{"type":"…","object":…}\n`. */
+export function jsonWatchEventBytes(type: string, object: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), object, Buffer.from('}\n')]);
+}
