@@ -20,6 +20,8 @@ export interface ServerConfig {
   shutdownDelay: number;
   /** Milliseconds of store history kept for watches (compaction keeps at least this). */
   watchHistory: number;
+  /** Events each resource's watch cache keeps at most. */
+  watchCacheCapacity: number;
   verbosity: number;
 }
 
@@ -37,7 +39,8 @@ export const FLAG_SPECS: FlagSpec[] = [
   { name: 'admin-kubeconfig', type: 'string', default: '', help: 'Where to write the admin kubeconfig (default <data-dir>/admin.kubeconfig).' },
   { name: 'livez-grace-period', type: 'duration', default: '0s', help: 'This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live.' },
   { name: 'shutdown-delay-duration', type: 'duration', default: '0s', help: 'Time to delay the termination. During that time the server keeps serving requests normally and /readyz returns failure.' },
-  { name: 'watch-cache-history', type: 'duration', default: '5m', help: 'How much store history is kept for watches and consistent continue tokens.' },
+  { name: 'watch-cache-history', type: 'duration', default: '5m', help: 'How long the watch cache keeps events (watches can resume from a resourceVersion within it) and the store keeps history before compaction.' },
+  { name: 'watch-cache-capacity', type: 'int', default: '100000', help: 'The most events each resource\'s watch cache keeps; older ones leave its history early.' },
   { name: 'v', type: 'int', default: '0', help: 'Number for the log level verbosity.' },
   { name: 'help', type: 'bool', default: 'false', help: 'Help for serve.' },
 ];
@@ -55,6 +58,7 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
   if (sync !== 'NORMAL' && sync !== 'FULL') throw new FlagError(`invalid argument "${sync}" for "--sqlite-synchronous": must be NORMAL or FULL`);
   const port = p.values.get('secure-port') as number;
   if (port < 0 || port > 65535) throw new FlagError(`--secure-port ${port} must be between 0 and 65535, inclusive`);
+  if ((p.values.get('watch-cache-capacity') as number) < 1) throw new FlagError('--watch-cache-capacity must be at least 1');
   const dataDir = resolve(cwd, str(p, 'data-dir'));
   const config: ServerConfig = {
     securePort: port,
@@ -68,6 +72,7 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     livezGracePeriod: p.values.get('livez-grace-period') as number,
     shutdownDelay: p.values.get('shutdown-delay-duration') as number,
     watchHistory: p.values.get('watch-cache-history') as number,
+    watchCacheCapacity: p.values.get('watch-cache-capacity') as number,
     verbosity: p.values.get('v') as number,
   };
   if (str(p, 'tls-cert-file')) config.tlsCertFile = resolve(cwd, str(p, 'tls-cert-file'));

@@ -1,6 +1,7 @@
 import type { ResourceInfo } from '../api/types.js';
 import type { KeyLayout } from '../storage/keys.js';
 import type { Store } from '../storage/store.js';
+import { DEFAULT_WATCH_CACHE_OPTIONS, type WatchCacheOptions, type WatchCacheStats } from '../cache/watch-cache.js';
 import { NamespaceStore } from './namespaces.js';
 import { ResourceStore } from './resource-store.js';
 import { fieldExtractorFor } from './selectors.js';
@@ -17,6 +18,7 @@ export class Registry {
   constructor(
     private readonly store: Store,
     private readonly keys: KeyLayout,
+    private readonly cacheOptions: WatchCacheOptions = DEFAULT_WATCH_CACHE_OPTIONS,
   ) {}
 
   storeFor(info: ResourceInfo): ResourceStore {
@@ -34,7 +36,10 @@ export class Registry {
         fields: fields.extract,
       };
       const strategy = strategyFor(group, info.name);
-      rs = group === '' && info.name === 'namespaces' ? new NamespaceStore(desc, strategy, this.store) : new ResourceStore(desc, strategy, this.store);
+      rs =
+        group === '' && info.name === 'namespaces'
+          ? new NamespaceStore(desc, strategy, this.store, this.cacheOptions)
+          : new ResourceStore(desc, strategy, this.store, this.cacheOptions);
       this.stores.set(id, rs);
     }
     return rs;
@@ -42,6 +47,16 @@ export class Registry {
 
   get namespaces(): NamespaceStore {
     return this.stores.get('/namespaces') as NamespaceStore;
+  }
+
+  /** Watch cache figures per stored resource (`group/resource`), for metrics. */
+  cacheStats(): Array<{ group: string; resource: string; stats: WatchCacheStats }> {
+    return [...this.stores.values()].filter((rs) => rs.cache.isReady).map((rs) => ({ group: rs.desc.group, resource: rs.desc.resource, stats: rs.cache.stats() }));
+  }
+
+  /** Stops every watch cache (server shutdown). */
+  stop(): void {
+    for (const rs of this.stores.values()) rs.cache.stop();
   }
 
   /** The stores of every namespaced resource among `infos`, once per storage. */

@@ -15,7 +15,9 @@ import { NamespaceDeleter } from '../controllers/namespace-deleter.js';
 import { SystemNamespaces } from '../controllers/system-namespaces.js';
 import { notImplemented, serveResource } from '../handlers/dispatch.js';
 import { HealthChecks } from '../observability/health.js';
+import { Metrics } from '../observability/metrics.js';
 import { Registry } from '../registry/registry.js';
+import { DEFAULT_WATCH_CACHE_OPTIONS } from '../cache/watch-cache.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { KeyLayout } from '../storage/keys.js';
 import { MemoryStore } from '../storage/memory.js';
@@ -72,7 +74,7 @@ export class ApiServer {
       adminGroups: ['system:masters'],
     });
     this.store = cfg.storageBackend === 'memory' ? new MemoryStore() : SqliteStore.open({ path: join(cfg.dataDir, 'capstan.db'), synchronous: cfg.sqliteSynchronous });
-    this.registry = new Registry(this.store, new KeyLayout());
+    this.registry = new Registry(this.store, new KeyLayout(), { ...DEFAULT_WATCH_CACHE_OPTIONS, historyMs: cfg.watchHistory, capacity: cfg.watchCacheCapacity });
     const nsInfo = this.catalog.resource('', 'v1', 'namespaces')!;
     const namespaces = this.registry.storeFor(nsInfo);
     this.admission = new AdmissionChain([
@@ -98,7 +100,7 @@ export class ApiServer {
 
     this.registerHealthChecks();
     await this.listen();
-    this.routes = new NonResourceRoutes(this.catalog, this.health, `${this.config.bindAddress}:${this.port}`);
+    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry), `${this.config.bindAddress}:${this.port}`);
     if (this.pki.admin) {
       writeKubeconfig(cfg.adminKubeconfig, {
         server: this.url.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]'),
@@ -203,6 +205,7 @@ export class ApiServer {
     this.shutdownController.abort();
     for (const c of this.controllers) c.stop();
     this.compactor?.stop();
+    this.registry?.stop();
     if (this.server) {
       const server = this.server;
       await new Promise<void>((resolve) => {

@@ -2,6 +2,7 @@ import { apiGroup, apiResourceList, DiscoveryService } from '../api/discovery.js
 import { OpenApiService, type OpenApiHttpResponse } from '../api/openapi.js';
 import type { ApiCatalog } from '../api/catalog.js';
 import type { HealthChecks, HealthEndpoint } from '../observability/health.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { RequestContext } from './context.js';
 import { notAcceptable } from './errors.js';
 import { splitPath } from './request-info.js';
@@ -19,6 +20,7 @@ export class NonResourceRoutes {
   constructor(
     private readonly catalog: ApiCatalog,
     private readonly health: HealthChecks,
+    private readonly metrics: Metrics,
     serverAddress: string,
   ) {
     this.discovery = new DiscoveryService(catalog, serverAddress);
@@ -38,6 +40,10 @@ export class NonResourceRoutes {
     }
     if (!readOnly) return notFound(ctx);
     if (first === 'version' && parts.length === 1) return writePlain(ctx, 200, versionInfo());
+    if (first === 'metrics' && parts.length === 1) {
+      const m = await this.metrics.scrape();
+      return writeBody(ctx, 200, m.body, m.contentType);
+    }
     if (first === 'openapi' && second === 'v2' && parts.length === 2) return this.writeOpenApi(ctx, this.openapi.respondV2(this.openApiRequest(ctx)));
     if (first === 'openapi' && second === 'v3') return this.writeOpenApi(ctx, this.openapi.respondV3(this.openApiRequest(ctx)));
     if ((first === 'api' || first === 'apis') && parts.length === 1) return this.serveDiscoveryRoot(ctx, first);

@@ -1,3 +1,4 @@
+import { gzip } from 'node:zlib';
 import { encode } from '../codec/codec.js';
 import type { Encoding } from '../codec/media-type.js';
 import { negotiatePlain } from '../codec/negotiate.js';
@@ -17,14 +18,45 @@ function commonHeaders(ctx: RequestContext): Record<string, string> {
   return h;
 }
 
+/** kube-apiserver compresses (APIResponseCompression) responses above 128 KiB, at gzip level 1. */
+export const GZIP_THRESHOLD_BYTES = 128 * 1024;
+const GZIP_LEVEL = 1;
+
+function acceptsGzip(ctx: RequestContext): boolean {
+  const header = ctx.header('accept-encoding');
+  if (!header) return false;
+  return header.split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return (coding === 'gzip' || coding === '*') && (q === undefined || Number(q.slice(2)) > 0);
+  });
+}
+
 export function writeBody(ctx: RequestContext, code: number, body: Buffer | string, contentType: string, extraHeaders: Record<string, string> = {}): void {
   const res = ctx.res;
   if (res.headersSent) return;
   const buf = typeof body === 'string' ? Buffer.from(body) : body;
-  const headers = { ...commonHeaders(ctx), 'Content-Type': contentType, 'Content-Length': String(buf.length), ...extraHeaders };
-  res.writeHead(code, headers);
-  if (ctx.method === 'HEAD') res.end();
-  else res.end(buf);
+  const headers: Record<string, string> = { ...commonHeaders(ctx), 'Content-Type': contentType, ...extraHeaders };
+  const send = (payload: Buffer): void => {
+    if (res.headersSent || res.destroyed) return;
+    res.writeHead(code, { ...headers, 'Content-Length': String(payload.length) });
+    if (ctx.method === 'HEAD') res.end();
+    else res.end(payload);
+  };
+  if (buf.length <= GZIP_THRESHOLD_BYTES || !acceptsGzip(ctx)) {
+    send(buf);
+    return;
+  }
+  // Compressed off the event loop (zlib's thread pool), so big lists do not stall other requests.
+  gzip(buf, { level: GZIP_LEVEL }, (err, zipped) => {
+    if (err) {
+      send(buf);
+      return;
+    }
+    headers['Content-Encoding'] = 'gzip';
+    headers['Vary'] = 'Accept-Encoding';
+    send(zipped);
+  });
 }
 
 export function writeEncoded(ctx: RequestContext, code: number, value: unknown, encoding: Encoding, contentType: string = encoding): void {

@@ -389,6 +389,18 @@ for (const backend of ['memory', 'sqlite'] as const) {
       assert.equal(token.json.reason, 'NotImplemented');
     });
 
+    it('exposes watch cache metrics at /metrics to authenticated users', async () => {
+      await req('GET', '/api/v1/namespaces/sem/configmaps');
+      const m = await req('GET', '/metrics');
+      assert.equal(m.status, 200);
+      assert.match(m.headers['content-type'] as string, /^text\/plain/);
+      assert.match(m.text, /^apiserver_storage_objects\{resource="configmaps"\} \d+$/m);
+      assert.match(m.text, /^capstan_watch_cache_history_events\{group="",resource="configmaps"\} \d+$/m);
+      assert.match(m.text, /^capstan_watch_cache_oldest_event_age_seconds\{group="",resource="configmaps"\} [\d.]+$/m);
+      assert.match(m.text, /^process_resident_memory_bytes \d+/m);
+      assert.equal((await http(server, 'GET', '/metrics', { anonymous: true })).status, 403);
+    });
+
     it('serves /version and health checks', async () => {
       const v = await req('GET', '/version');
       assert.match(v.json.gitVersion, /^v1\.36\.\d+\+capstan/);

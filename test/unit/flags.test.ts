@@ -143,6 +143,7 @@ describe('serve configuration', () => {
       livezGracePeriod: 0,
       shutdownDelay: 0,
       watchHistory: 300_000,
+      watchCacheCapacity: 100_000,
       verbosity: 0,
     });
   });

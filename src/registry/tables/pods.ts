@@ -1,6 +1,6 @@
 import type { KubeObject } from '../object.js';
 import { ageCol, col, doc, nameCol, printer, type TableConvertor, type TableRowCondition } from './columns.js';
-import { age, containerCells, firstConditionTrue, formatLabels, humanDuration, isDeleting, nameOf, timeOf } from './format.js';
+import { age, containerCells, formatLabels, humanDuration, isDeleting, nameOf, timeOf } from './format.js';
 import { bool, int, optRec, rec, recs, str, type JsonRecord } from './values.js';
 
 /** printPod and printPodTemplate (pkg/printers/internalversion). */
@@ -199,4 +199,3 @@ export const podTemplateTable: TableConvertor = printer(
   },
 );
 
-export { firstConditionTrue };
