@@ -480,6 +480,28 @@ export function describeStoreConformance(
           h.stop();
         }));
 
+      it('answers requestProgress after the events before it, even when none matched the prefix', () =>
+        withStore(async (s) => {
+          const seen: string[] = [];
+          const h = s.watch('/mine/', 0, {
+            onEvents: (events) => seen.push(...events.map((e) => `event ${e.revision}`)),
+            onProgress: (revision) => seen.push(`progress ${revision}`),
+            onError: () => assert.fail('unexpected error'),
+          });
+          await s.create('/mine/a', '1');
+          await s.create('/other/b', '2');
+          h.requestProgress();
+          await s.create('/mine/c', '3');
+          h.requestProgress();
+          await tick();
+          await tick();
+          assert.deepEqual(seen, ['event 1', 'progress 2', 'event 3', 'progress 3']);
+          h.stop();
+          h.requestProgress();
+          await tick();
+          assert.equal(seen.length, 4, 'a stopped watch gets no progress');
+        }));
+
       it('stop() ends delivery and is idempotent', () =>
         withStore(async (s) => {
           const w = collect(s, '', 0);
