@@ -52,6 +52,9 @@ export class ApiServer {
   private compactor: Compactor | undefined;
   private routes!: NonResourceRoutes;
   private shuttingDown = false;
+  private synced = false;
+  /** Resolves once every controller's informers have their initial state. */
+  controllersSynced: Promise<void> = Promise.resolve();
   private readonly startedAt = Date.now();
   /** https://host:port once listening. */
   url = '';
@@ -94,7 +97,12 @@ export class ApiServer {
     const core = (name: string): ResourceStore => this.registry.storeFor(this.catalog.resource('', 'v1', name)!);
     this.controllers.push(new NamespaceDeleter(this.registry.namespaces, () => this.registry.namespacedStores(this.catalog.allResources().filter((r) => r.isObject))));
     this.controllers.push(new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), this.pki.servingCa ?? this.pki.serving.cert));
-    for (const c of this.controllers.slice(1)) await c.start();
+    // Controllers sync in the background: requests are served meanwhile (reads
+    // wait for their own cache), and /readyz reports informer-sync until done.
+    this.controllersSynced = Promise.all(this.controllers.slice(1).map((c) => c.start())).then(() => {
+      this.synced = true;
+    });
+    this.controllersSynced.catch((err: unknown) => process.stderr.write(`capstan: controller start failed: ${(err as Error).message}\n`));
     this.compactor = new Compactor(this.store, cfg.watchHistory);
     this.compactor.start();
 
@@ -126,6 +134,13 @@ export class ApiServer {
       endpoints: ['livez', 'readyz', 'healthz'],
       check: () => {
         if (!this.systemNamespaces.done) throw new Error('not finished');
+      },
+    });
+    this.health.add({
+      name: 'informer-sync',
+      endpoints: ['readyz'],
+      check: () => {
+        if (!this.synced) throw new Error('informers not synced');
       },
     });
     this.health.add({
