@@ -41,8 +41,11 @@ export function table(
   opts: { version: string; includeObject: IncludeObject; listMeta?: ListMeta; omitHeaders?: boolean },
 ): KubeObject {
   const now = Date.now();
-  const rows = objects.map((o) => {
+  const ordered = convertor.compare ? [...objects].sort((a, b) => convertor.compare!(a, b)) : objects;
+  const rows = ordered.map((o) => {
     const row: Record<string, unknown> = { cells: convertor.cells(o, now) };
+    const conditions = convertor.conditions?.(o);
+    if (conditions && conditions.length > 0) row.conditions = conditions;
     if (opts.includeObject === 'Object') row.object = o;
     else if (opts.includeObject === 'Metadata') row.object = partialObjectMetadata(o, opts.version);
     return row;
@@ -52,7 +55,7 @@ export function table(
     apiVersion: `meta.k8s.io/${opts.version}`,
     metadata: opts.listMeta ?? {},
   };
-  if (!opts.omitHeaders) out.columnDefinitions = convertor.columns;
+  if (!opts.omitHeaders || convertor.alwaysColumnDefinitions) out.columnDefinitions = convertor.columns;
   out.rows = rows;
   return out;
 }

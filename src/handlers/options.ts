@@ -96,30 +96,41 @@ export function parseListParams(query: URLSearchParams, isWatch: boolean): ListP
     sendInitialEvents: boolParam(query, 'sendInitialEvents'),
   };
   if (params.resourceVersion === '') params.resourceVersion = undefined;
+  // ValidateListOptions / validateWatchOptions (apimachinery's
+  // internalversion/validation), in their order: with several errors the
+  // aggregated message lists them in that order.
   const errs: FieldError[] = [];
-  if (rvm !== '' && rvm !== 'Exact' && rvm !== 'NotOlderThan') {
-    errs.push({ type: 'FieldValueNotSupported', field: 'resourceVersionMatch', value: rvm, supported: ['Exact', 'NotOlderThan', ''] });
-  }
-  if (rvm && params.resourceVersion === undefined && !(isWatch && params.sendInitialEvents)) {
-    errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden unless resourceVersion is provided' });
-  }
-  if (rvm && params.continueToken) {
-    errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden when continue is provided' });
-  }
-  if (rvm === 'Exact' && params.resourceVersion === '0') {
-    errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"' });
-  }
-  if (params.sendInitialEvents !== undefined) {
-    if (!isWatch) errs.push({ type: 'FieldValueForbidden', field: 'sendInitialEvents', detail: 'sendInitialEvents is forbidden for list' });
-    else if (rvm !== 'NotOlderThan') {
-      errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan" });
+  const matchField = 'resourceVersionMatch';
+  if (isWatch) {
+    if (params.sendInitialEvents !== undefined && rvm !== 'NotOlderThan') {
+      errs.push({ type: 'FieldValueForbidden', field: matchField, detail: 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan' });
     }
-  } else if (isWatch && rvm) {
-    errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided' });
+    if (rvm) {
+      if (params.sendInitialEvents === undefined) {
+        errs.push({ type: 'FieldValueForbidden', field: matchField, detail: 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided' });
+      }
+      if (rvm !== 'NotOlderThan') errs.push({ type: 'FieldValueNotSupported', field: matchField, value: rvm, supported: ['NotOlderThan'] });
+      if (params.continueToken) errs.push({ type: 'FieldValueForbidden', field: matchField, detail: 'resourceVersionMatch is forbidden when continue is provided' });
+    }
+  } else {
+    if (rvm) {
+      if (params.resourceVersion === undefined) {
+        errs.push({ type: 'FieldValueForbidden', field: matchField, detail: 'resourceVersionMatch is forbidden unless resourceVersion is provided' });
+      }
+      if (params.continueToken) errs.push({ type: 'FieldValueForbidden', field: matchField, detail: 'resourceVersionMatch is forbidden when continue is provided' });
+      if (rvm !== 'Exact' && rvm !== 'NotOlderThan') {
+        errs.push({ type: 'FieldValueNotSupported', field: matchField, value: rvm, supported: ['Exact', 'NotOlderThan', ''] });
+      }
+      if (rvm === 'Exact' && params.resourceVersion === '0') {
+        errs.push({ type: 'FieldValueForbidden', field: matchField, detail: 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"' });
+      }
+    }
+    if (params.sendInitialEvents !== undefined) errs.push({ type: 'FieldValueForbidden', field: 'sendInitialEvents', detail: 'sendInitialEvents is forbidden for list' });
   }
   if (params.limit < 0) errs.push({ type: 'FieldValueInvalid', field: 'limit', value: params.limit, detail: 'must be greater than or equal to 0' });
   if (errs.length > 0) optionsInvalid('ListOptions', errs);
-  if (params.continueToken && params.resourceVersion && params.resourceVersion !== '0') {
+  // The storage layer's check (a watch ignores continue).
+  if (!isWatch && params.continueToken && params.resourceVersion && params.resourceVersion !== '0') {
     throw badRequest('specifying resource version is not allowed when using continue');
   }
   return params;

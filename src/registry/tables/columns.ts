@@ -31,6 +31,8 @@ export interface TableConvertor {
   conditions?(obj: KubeObject): TableRowCondition[] | undefined;
   /** The order a list is printed in, where the list printer sorts (FlowSchemas); otherwise list order. */
   compare?(a: KubeObject, b: KubeObject): number;
+  /** Column definitions even when a watch omits them after the first event (kube-aggregator's table). */
+  alwaysColumnDefinitions?: boolean;
 }
 
 /**
@@ -76,7 +78,7 @@ export type CellsFn = (obj: KubeObject, now: number) => unknown[];
  * A convertor whose columns are built on first use, so that reading the
  * definitions file waits until a table is actually asked for.
  */
-export function printer(columns: () => ColumnDefinition[], cells: CellsFn, extra: Pick<TableConvertor, 'conditions' | 'compare'> = {}): TableConvertor {
+export function printer(columns: () => ColumnDefinition[], cells: CellsFn, extra: Pick<TableConvertor, 'conditions' | 'compare' | 'alwaysColumnDefinitions'> = {}): TableConvertor {
   let built: ColumnDefinition[] | undefined;
   return {
     get columns(): ColumnDefinition[] {

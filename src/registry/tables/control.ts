@@ -272,6 +272,7 @@ export const apiServiceTable: TableConvertor = printer(
     }
     return [nameOf(o), target, status, age(o, now)];
   },
+  { alwaysColumnDefinitions: true },
 );
 
 // ------------------------------------------------------ apiserver-internal
