@@ -4,7 +4,7 @@ import { decodeContinue, encodeContinue } from '../registry/continue-token.js';
 import { ApiError, gone } from '../server/errors.js';
 import type { CachedObject } from './cached-object.js';
 import type { ReadAt, WatchStart } from './read-semantics.js';
-import type { WatchCache, WatcherEvent } from './watch-cache.js';
+import type { Snapshot, WatchCache, WatcherEvent } from './watch-cache.js';
 
 /**
  * Reads of one resource served from its watch cache with kube-apiserver's
@@ -87,19 +87,28 @@ export class ResourceReader {
     return (obj) => (!l || l.matches(obj.metadata?.labels)) && (!f || f.matches(this.scope.fields(obj)));
   }
 
-  /** Brings the cache to the state `at` asks for (waiting, or failing with 504). */
-  private async reach(at: ReadAt): Promise<void> {
+  /**
+   * Brings the cache to the state `at` asks for: waits, or fails with 504.
+   * False when a consistent read could not be served from the cache in time
+   * (the caller then reads the store, as kube-apiserver falls back to etcd).
+   */
+  private async reach(at: ReadAt): Promise<boolean> {
     await this.cache.ensureStarted();
-    if (at.kind === 'consistent') {
-      await this.cache.waitFresh();
-    } else if (at.kind === 'notOlderThan' || at.kind === 'exact') {
+    if (at.kind === 'consistent') return this.cache.waitFresh();
+    if (at.kind === 'notOlderThan' || at.kind === 'exact') {
       if (!(await this.cache.waitForRevision(at.revision))) throw tooLargeResourceVersion(at.revision, this.cache.revision);
     }
+    return true;
   }
 
   async get(key: string, at: ReadAt): Promise<CachedObject | undefined> {
-    await this.reach(at);
+    if (!(await this.reach(at))) return this.cache.readStore(key);
     return this.cache.get(key);
+  }
+
+  /** A past state: the cache's snapshot, else the store's (kube falls back to etcd), else undefined. */
+  private async pastState(prefix: string, revision: number): Promise<Snapshot | undefined> {
+    return this.cache.snapshot(revision) ?? (await this.cache.listStore(prefix, revision));
   }
 
   async list(req: ListRequest): Promise<ListResult> {
@@ -107,29 +116,29 @@ export class ResourceReader {
     const matches = this.matcher(req.labelSelector, req.fieldSelector);
     const limit = req.limit && req.limit > 0 ? req.limit : 0;
 
-    let source: { revision: number; keys: readonly string[] | undefined; objects: readonly CachedObject[] | undefined };
+    let source: { revision: number; keys: readonly string[] | undefined; objects: readonly CachedObject[] | undefined } | Snapshot;
     let startKey: string | undefined;
     if (req.continueToken) {
       const token = decodeContinue(req.continueToken);
       startKey = prefix + token.start;
       if (token.revision < 0) {
         // An inconsistent continuation: the rest of the list as it is now.
-        await this.reach({ kind: 'consistent' });
-        source = { revision: this.cache.revision, keys: undefined, objects: undefined };
+        source = (await this.reach({ kind: 'consistent' })) ? { revision: this.cache.revision, keys: undefined, objects: undefined } : (await this.cache.listStore(prefix))!;
       } else {
         await this.cache.ensureStarted();
-        const snap = this.cache.snapshot(token.revision);
+        const snap = await this.pastState(prefix, token.revision);
         if (!snap) throw this.continueExpired(prefix, startKey);
-        source = { revision: snap.revision, keys: snap.keys, objects: snap.objects };
+        source = snap;
       }
     } else if (req.readAt.kind === 'exact') {
       await this.reach(req.readAt);
-      const snap = this.cache.snapshot(req.readAt.revision);
+      const snap = await this.pastState(prefix, req.readAt.revision);
       if (!snap) throw gone('The resourceVersion for the provided list is too old.', 'Expired');
-      source = { revision: snap.revision, keys: snap.keys, objects: snap.objects };
-    } else {
-      await this.reach(req.readAt);
+      source = snap;
+    } else if (await this.reach(req.readAt)) {
       source = { revision: this.cache.revision, keys: undefined, objects: undefined };
+    } else {
+      source = (await this.cache.listStore(prefix))!;
     }
 
     const items: CachedObject[] = [];

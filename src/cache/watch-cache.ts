@@ -81,7 +81,10 @@ export const DEFAULT_WATCH_CACHE_OPTIONS: WatchCacheOptions = {
 /** Past states kept for Exact and continued lists (kube keeps snapshots until compaction). */
 const MAX_SNAPSHOTS = 16;
 
-interface Snapshot {
+/** How often an idle cache asks the store for progress. */
+const PROGRESS_INTERVAL_MS = 5000;
+
+export interface Snapshot {
   revision: number;
   /** Every object at `revision`, in key order. */
   objects: CachedObject[];
@@ -134,6 +137,7 @@ export class WatchCache {
   private readonly snapshots: Snapshot[] = [];
   private readonly waiters: Array<{ revision: number; resolve: (ok: boolean) => void }> = [];
   private handle: WatchHandle | undefined;
+  private ticker: NodeJS.Timeout | undefined;
   private starting: Promise<void> | undefined;
   private ready = false;
   private stopped = false;
@@ -184,6 +188,13 @@ export class WatchCache {
       onProgress: (revision) => this.advance(revision),
       onError: (err) => this.restart(err),
     });
+    // Keep an idle resource's revision moving with the store (as etcd's periodic
+    // progress notifications do) and its history inside the age bound.
+    this.ticker ??= setInterval(() => {
+      this.handle?.requestProgress();
+      this.trim(Date.now());
+    }, PROGRESS_INTERVAL_MS);
+    this.ticker.unref();
     await this.waitFresh();
     this.ready = true;
   }
@@ -344,6 +355,34 @@ export class WatchCache {
     return this.objects.get(key);
   }
 
+  /** The key read straight from the store (the fallback when the cache cannot answer in time). */
+  async readStore(key: string): Promise<CachedObject | undefined> {
+    const kv = await this.store.get(key);
+    const obj = kv && this.decode(kv);
+    return kv && obj ? new CachedObject(kv.key, obj, kv.modRevision) : undefined;
+  }
+
+  /**
+   * Every object under `prefix` read straight from the store, at `revision`
+   * (current when absent): the fallback for states the cache no longer holds.
+   * Undefined when the store has compacted that revision too.
+   */
+  async listStore(prefix: string, revision?: number): Promise<Snapshot | undefined> {
+    let listed;
+    try {
+      listed = await this.store.list(prefix, revision === undefined ? {} : { revision });
+    } catch (err) {
+      if ((err as StoreError).code === 'Compacted') return undefined;
+      throw err;
+    }
+    const objects: CachedObject[] = [];
+    for (const kv of listed.items) {
+      const obj = this.decodeSafely(kv);
+      if (obj) objects.push(new CachedObject(kv.key, obj, kv.modRevision));
+    }
+    return { revision: listed.revision, objects, keys: objects.map((o) => o.key) };
+  }
+
   /** Current objects under `prefix` from `startKey` on, in key order. */
   *current(prefix: string, startKey?: string): Generator<CachedObject> {
     for (const k of this.keys.range(prefix, startKey)) yield this.objects.get(k)!;
@@ -362,8 +401,12 @@ export class WatchCache {
    * reaches that far.
    */
   snapshot(revision: number): Snapshot | undefined {
+    if (revision > this.rev) return undefined;
+    // Nothing changed since `revision`: it is the current state, whatever was compacted meanwhile.
+    const latest = this.history.length > this.historyStart ? this.history[this.history.length - 1]!.revision : this.oldest;
     // Like kube's snapshots, past states go when the store compacts them, even if the cache could rebuild them.
-    if (revision < Math.max(this.oldest, this.store.compactedRevision()) || revision > this.rev) return undefined;
+    if (revision < latest && revision < Math.max(this.oldest, this.store.compactedRevision())) return undefined;
+    if (revision < this.oldest) return undefined;
     const hit = this.snapshots.find((s) => s.revision === revision);
     if (hit) return hit;
     const state = new Map(this.objects);
@@ -427,6 +470,7 @@ export class WatchCache {
 
   stop(): void {
     this.stopped = true;
+    if (this.ticker) clearInterval(this.ticker);
     this.handle?.stop();
     for (const w of [...this.watchers]) {
       w.stopped = true;

@@ -79,6 +79,8 @@ export async function handleWatch(scope: ResourceScope, shutdown: AbortSignal): 
   };
 
   const res = ctx.res;
+  // Bookmarks never go back behind what this watch has already been told.
+  let lastRevision = start.kind === 'after' ? start.revision : 0;
   let handle: ReaderWatch | undefined;
   let finished = false;
   let streaming = false;
@@ -128,8 +130,12 @@ export async function handleWatch(scope: ResourceScope, shutdown: AbortSignal): 
     handle = await scope.store.watch(
       { ...selection, start },
       {
-        onEvents: (events) => send(Buffer.concat(events.map(eventBytes))),
+        onEvents: (events) => {
+          lastRevision = Math.max(lastRevision, events[events.length - 1]!.object.revision);
+          send(Buffer.concat(events.map(eventBytes)));
+        },
         onInitialEventsEnd: (revision) => {
+          lastRevision = Math.max(lastRevision, revision);
           if (params.allowWatchBookmarks) send(bookmark(revision, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' }));
         },
         onEnd: (err) => {
@@ -163,7 +169,8 @@ export async function handleWatch(scope: ResourceScope, shutdown: AbortSignal): 
     timers.push(
       setTimeout(() => {
         void scope.store.freshRevision().then((revision) => {
-          send(bookmark(revision));
+          lastRevision = Math.max(lastRevision, revision);
+          send(bookmark(lastRevision));
           if (!finished) scheduleBookmarks();
         });
       }, next - now),

@@ -421,11 +421,11 @@ describe('watch cache end to end: history limits', () => {
       assert.equal(await again.status, 200);
       await again.ended;
       assert.deepEqual(again.events, []);
-      // An Exact list of that version is gone too.
+      // An Exact list of that version is still served: from the store, which has not compacted it.
       const exact = await c.request('GET', `/api/v1/namespaces/old/configmaps?resourceVersion=${rv}&resourceVersionMatch=Exact`);
-      assert.equal(exact.status, 410);
-      assert.equal(exact.json.reason, 'Expired');
-      assert.equal(exact.json.message, 'The resourceVersion for the provided list is too old.');
+      assert.equal(exact.status, 200);
+      assert.equal(exact.json.metadata.resourceVersion, rv);
+      assert.deepEqual(exact.json.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['first']);
     } finally {
       c.close();
     }
