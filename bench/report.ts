@@ -1,0 +1,110 @@
+import type { BenchConfig } from './config.js';
+import type { PhaseResult } from './http-client.js';
+import type { ListResult } from './list.js';
+import type { StoreResult } from './store.js';
+import type { WatchResult } from './watch.js';
+
+/** bench/results/latest.json's shape, and its markdown rendering (latest.md). */
+
+export interface Report {
+  date: string;
+  capstan: string;
+  backend: string;
+  node: string;
+  machine: { cpus: number; cpuModel: string; memoryGiB: number };
+  /** 1-minute load average before and after the run: above 0 before means something else was using the CPUs. */
+  loadAverage: { before: number; after: number };
+  config: Omit<BenchConfig, 'sections'> & { sections: string[] };
+  /** The original fields: 32-client phases and the first server's start. */
+  concurrency: number;
+  phaseMs: number;
+  startupMs?: number;
+  results: PhaseResult[];
+  lists: ListResult[];
+  watch: WatchResult[];
+  store?: StoreResult;
+  totalSeconds: number;
+}
+
+const n = (x: number): string => x.toLocaleString('en-US');
+const pct = (x: number): string => (x < 0 ? '?' : String(x));
+const cpu = (p: { serverCpuPct: number; clientCpuPct: number }): string => `${pct(p.serverCpuPct)} / ${pct(p.clientCpuPct)}`;
+
+function howToRead(r: Report): string[] {
+  const c = r.config;
+  return [
+    '## How to read this',
+    '',
+    'Everything runs on one machine in one run: the load generator, Capstan and each baseline share the same CPUs, so compare rows within a run, not across machines. Each baseline is the least a Node server can do for the same job, i.e. the ceiling of the transport here:',
+    '',
+    '- **Requests**: `baseline: node:https cached 1 KiB body` is a bare node:https server (same certificates, client certificate requested) answering every request with one body from memory.',
+    `- **Large lists**: ${c.listClients} concurrent clients (not 32: 32 parallel 50 MB responses would measure queueing), no \`Accept-Encoding\`, each phase at least ${c.listMs} ms and ${c.listMinRequests} lists, so p99 of a few dozen samples is close to the max. \`node:http\` is a bare plain-HTTP server returning the byte-identical list body Capstan served (no TLS: the issue's baseline); \`node:https\` is the same over TLS, so the gap between the two is what TLS costs and the gap to Capstan is Capstan's own work. \`JSON.stringify\` is this process encoding the same parsed list (what a server without cached item bytes would pay per list, before any I/O).`,
+    `- **Watch fan-out**: ${n(c.watchers)} HTTPS watches (one socket each) on one namespace's ConfigMaps; a writer in a worker thread creates ${c.watchRate} ConfigMaps/s for ${c.watchSeconds} s (open loop). Latency is arrival at a watcher minus the time the create was sent (also in the object's \`data.sentAt\`), so it includes the write's commit and this process's own queueing. \`lost\` counts acknowledged writes some watcher never saw. The baseline is a bare node:https server holding as many chunked responses and writing each posted object (shaped like Capstan's events, so the same size) to all of them as one event line: once with one write per event per watcher (the naive server), once with the events that arrive in one event-loop turn joined into one write per watcher (what Capstan does: its store commits the writes of one turn together and watchers get the batch).`,
+    '- **Memory**: the server\'s VmRSS (from /proc) after a 1 s idle pause, without forcing GC, so it includes garbage not yet collected and SQLite\'s page cache; per object = (RSS − RSS of the same server when ready and empty) / objects. Heap and external (Buffer) figures are the server\'s own /metrics. The baselines are plain Node processes holding the same objects (one ConfigMap as Capstan serves it, with distinct names and uids) as parsed objects, as JSON strings, or both an object and its JSON bytes; they are measured after forced full GCs, so they are floors.',
+    '- **CPU %**: CPU seconds per wall second of the serving process (Capstan or the baseline, from /proc) and of this load-generating process, over the phase; 100 = one core, and the machine has ' + String(r.machine.cpus) + '. A server near 100 % is bound by its single JavaScript thread; a sum near ' + String(r.machine.cpus * 100) + ' % means the machine, not the server, is the limit.',
+    '- **Start-up**: spawn to the ready line, measured by this process; "reported" is what the server prints (from its own process start). A resource\'s watch cache starts on its first read, or during start-up when a built-in controller watches that resource, and then lists the store; right after loading, the store\'s history (5 minutes) still holds every create and a starting cache also replays it, so the store is restarted twice: as loaded, and after a compaction pass (the steady state). The first reads after a restart show what is left to do lazily.',
+    '- **Running it**: `npm run bench` (or `npx tsc -p tsconfig.json && node dist/bench/run.js`). `BENCH_QUICK=1` is a smoke run written to `quick.md`/`quick.json` instead; `BENCH_SECTIONS=core,list,watch,memory` picks sections; sizes: `BENCH_PHASE_MS`, `BENCH_LIST_SIZES`, `BENCH_LIST_CLIENTS`, `BENCH_LIST_MS`, `BENCH_LIST_MIN_REQUESTS`, `BENCH_STORE_OBJECTS`, `BENCH_WATCHERS`, `BENCH_WATCH_RATE`, `BENCH_WATCH_SECONDS`; `BENCH_BACKEND=memory` for the in-memory store (no restart then). No number here is asserted anywhere.',
+    '',
+  ];
+}
+
+function requestsTable(rs: PhaseResult[]): string[] {
+  return ['| phase | clients | requests | errors | req/s | p50 ms | p99 ms | MB/s | server / client CPU % |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|', ...rs.map((p) => `| ${p.name} | ${p.clients} | ${p.requests} | ${p.errors} | ${p.rps} | ${p.p50ms} | ${p.p99ms} | ${p.mbPerSec} | ${cpu(p)} |`)];
+}
+
+function listsTable(lists: ListResult[]): string[] {
+  const rows: string[] = ['| objects | body MB | target | clients | lists | errors | lists/s | p50 ms | p99 ms | MB/s | server / client CPU % |', '|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  for (const l of lists) {
+    for (const p of l.phases) rows.push(`| ${n(l.objects)} | ${l.bodyMB} | ${p.name} | ${p.clients} | ${p.requests} | ${p.errors} | ${p.rps} | ${p.p50ms} | ${p.p99ms} | ${p.mbPerSec} | ${cpu(p)} |`);
+    const s = l.stringify;
+    rows.push(`| ${n(l.objects)} | ${l.bodyMB} | baseline: JSON.stringify in-process (${s.runs} runs; min ${s.minMs} ms) | 1 | ${s.runs} | 0 | ${Math.round((1000 / s.p50ms) * 100) / 100} | ${s.p50ms} | | ${s.mbPerSec} | |`);
+  }
+  return rows;
+}
+
+function watchTable(ws: WatchResult[]): string[] {
+  return [
+    '| target | watches open | connect s | writes/s | write ack p50 / p99 ms | delivered / expected | lost | duplicates | events/s | p50 ms | p99 ms | max ms | server / client CPU % |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...ws.map((w) => `| ${w.name} | ${n(w.connected)} | ${w.connectSeconds} | ${w.writesPerSec} | ${w.writeAckP50ms} / ${w.writeAckP99ms} | ${n(w.delivered)} / ${n(w.expected)} | ${n(w.lost)}${w.lost > 0 ? ` (${w.watchers - w.watchersComplete} watchers incomplete)` : ''} | ${w.duplicates} | ${n(w.eventsPerSec)} | ${w.p50ms} | ${w.p99ms} | ${w.maxMs} | ${cpu(w)} |`),
+  ];
+}
+
+function storeTables(s: StoreResult): string[] {
+  const rows: string[] = [
+    `### Resident memory, ${n(s.objects)} ConfigMaps (~1 KiB; loaded in ${s.loadSeconds} s with 32 clients)`,
+    '',
+    '| reading | RSS MB | RSS per object, bytes | heap used MB | external MB | heap+external per object, bytes |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...s.memory.map((m) => `| ${m.name} | ${m.rssMB} | ${m.perObjectBytes !== undefined ? n(m.perObjectBytes) : ''} | ${m.heapMB ?? ''} | ${m.externalMB ?? ''} | ${m.heapPerObjectBytes !== undefined ? n(m.heapPerObjectBytes) : ''} |`),
+    ...s.memoryBaselines.map((b) => `| baseline: plain Node holding ${b.mode === 'objects' ? 'parsed objects' : b.mode === 'strings' ? 'JSON strings' : 'parsed objects + JSON Buffers'} (after forced GC) | ${b.rssAfterMB} | ${n(b.rssPerObject)} | | | ${n(b.heapPerObject)} |`),
+    '',
+    '### Start-up and first reads',
+    '',
+    '| | ms | reported by the server, ms |',
+    '|---|---:|---:|',
+    ...s.startup.map((st) => `| ${st.name} | ${st.readyMs} | ${st.reportedMs ?? ''} |`),
+    ...s.readsAfterRestart.map((r) => `| after restart: ${r.name} | ${r.ms} | |`),
+  ];
+  return rows;
+}
+
+export function renderMarkdown(r: Report): string {
+  const c = r.config;
+  const out: string[] = [
+    `# Capstan benchmark (${r.date})`,
+    '',
+    `Backend ${r.backend}, Node ${r.node}, ${r.machine.cpus} CPUs (${r.machine.cpuModel}), ${r.machine.memoryGiB} GiB${c.quick ? ', **BENCH_QUICK=1 (smoke run)**' : ''}. Sections: ${c.sections.join(', ')}. Whole run ${r.totalSeconds} s; 1-minute load average ${r.loadAverage.before} before, ${r.loadAverage.after} after (other work on the machine shows here).${r.startupMs !== undefined ? ` First server start to ready (process spawn included): ${r.startupMs} ms.` : ''}`,
+    '',
+    ...howToRead(r),
+  ];
+  if (r.results.length > 0) out.push(`## Requests (${r.concurrency} concurrent HTTPS clients, keep-alive, ${r.phaseMs} ms per phase)`, '', ...requestsTable(r.results), '');
+  const lists = [...r.lists, ...(r.store?.list ? [r.store.list] : [])];
+  if (lists.length > 0) {
+    out.push(`## Large lists served from the watch cache (no Accept-Encoding)`, '', ...listsTable(lists), '');
+    out.push(`First list of each size, one client (its body is what the baselines serve): ${lists.map((l) => `${n(l.objects)}: ${l.firstListMs} ms`).join('; ')}.`, '');
+  }
+  if (r.watch.length > 0) out.push(`## Watch fan-out`, '', ...watchTable(r.watch), '');
+  if (r.store) out.push('## Store: memory and restart', '', ...storeTables(r.store), '');
+  return out.join('\n');
+}
