@@ -34,8 +34,11 @@ export function jsonObjectBytes(cached: CachedObject, served: ServedType): Buffe
 
 const COMMA = Buffer.from(',');
 
-/** `{"kind":"<Kind>List","apiVersion":…,"metadata":…,"items":[…]}` from cached items. */
-export function jsonListBytes(listKind: string, apiVersion: string, listMeta: Record<string, unknown>, items: Buffer[]): Buffer {
+/**
+ * `{"kind":"<Kind>List","apiVersion":…,"metadata":…,"items":[…]}` from cached
+ * items, as the parts to write (joining them would copy the whole list).
+ */
+export function jsonListParts(listKind: string, apiVersion: string, listMeta: Record<string, unknown>, items: Buffer[]): Buffer[] {
   const head = Buffer.from(`{"kind":${JSON.stringify(listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`);
   const parts: Buffer[] = [head];
   items.forEach((b, i) => {
@@ -43,7 +46,7 @@ export function jsonListBytes(listKind: string, apiVersion: string, listMeta: Re
     parts.push(b);
   });
   parts.push(Buffer.from(']}'));
-  return Buffer.concat(parts);
+  return parts;
 }
 
 /** One watch event line: `{"type":"…","object":…}\n`. */

@@ -1,4 +1,4 @@
-import { jsonItemBytes, jsonListBytes } from '../codec/cached-json.js';
+import { jsonItemBytes, jsonListParts } from '../codec/cached-json.js';
 import { JSON_TYPE } from '../codec/media-type.js';
 import { parseIncludeObject, partialObjectMetadataList, table, type ListMeta } from '../codec/views.js';
 import type { ListRequest } from '../cache/resource-reader.js';
@@ -6,7 +6,7 @@ import { listReadAt } from '../cache/read-semantics.js';
 import { apiVersionOf, type KubeObject } from '../registry/object.js';
 import { checkFieldSelectorSupported, fieldExtractorFor, parseFieldSelector, parseLabelSelector } from '../registry/selectors.js';
 import { tableConvertorFor } from '../registry/tables.js';
-import { writeBody, writeEncoded } from '../server/respond.js';
+import { writeEncoded, writeParts } from '../server/respond.js';
 import { parseListParams, type ListParams } from './options.js';
 import type { ResourceScope } from './scope.js';
 
@@ -49,7 +49,7 @@ export async function handleList(scope: ResourceScope): Promise<void> {
   const apiVersion = apiVersionOf(info.group, info.version);
   if (neg.view.kind === 'object' && neg.encoding === JSON_TYPE && !ctx.pretty) {
     // The common case: concatenate each item's cached bytes.
-    writeBody(ctx, 200, jsonListBytes(listKind, apiVersion, listMeta, result.items.map((c) => jsonItemBytes(c, scope.served))), neg.contentType);
+    writeParts(ctx, 200, jsonListParts(listKind, apiVersion, listMeta, result.items.map((c) => jsonItemBytes(c, scope.served))), neg.contentType);
     return;
   }
   const items = result.items.map((c) => scope.toServed(c.object));

@@ -97,17 +97,17 @@ export class ApiServer {
     const core = (name: string): ResourceStore => this.registry.storeFor(this.catalog.resource('', 'v1', name)!);
     this.controllers.push(new NamespaceDeleter(this.registry.namespaces, () => this.registry.namespacedStores(this.catalog.allResources().filter((r) => r.isObject))));
     this.controllers.push(new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), this.pki.servingCa ?? this.pki.serving.cert));
-    // Controllers sync in the background: requests are served meanwhile (reads
-    // wait for their own cache), and /readyz reports informer-sync until done.
-    this.controllersSynced = Promise.all(this.controllers.slice(1).map((c) => c.start())).then(() => {
-      this.synced = true;
-    });
-    this.controllersSynced.catch((err: unknown) => process.stderr.write(`capstan: controller start failed: ${(err as Error).message}\n`));
     this.compactor = new Compactor(this.store, cfg.watchHistory);
     this.compactor.start();
 
     this.registerHealthChecks();
     await this.listen();
+    // Controllers sync once the server listens: requests are served meanwhile
+    // (reads wait for their own cache) and /readyz reports informer-sync until done.
+    this.controllersSynced = Promise.all(this.controllers.slice(1).map((c) => c.start())).then(() => {
+      this.synced = true;
+    });
+    this.controllersSynced.catch((err: unknown) => process.stderr.write(`capstan: controller start failed: ${(err as Error).message}\n`));
     this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry), `${this.config.bindAddress}:${this.port}`);
     if (this.pki.admin) {
       writeKubeconfig(cfg.adminKubeconfig, {

@@ -1,4 +1,6 @@
-import { gzip } from 'node:zlib';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip, gzip } from 'node:zlib';
 import { encode } from '../codec/codec.js';
 import type { Encoding } from '../codec/media-type.js';
 import { negotiatePlain } from '../codec/negotiate.js';
@@ -30,6 +32,54 @@ function acceptsGzip(ctx: RequestContext): boolean {
     const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
     return (coding === 'gzip' || coding === '*') && (q === undefined || Number(q.slice(2)) > 0);
   });
+}
+
+/** Streamed bodies go out in pieces of about this size (one TLS write each). */
+const STREAM_CHUNK_BYTES = 64 * 1024;
+
+function* coalesce(parts: Buffer[]): Generator<Buffer> {
+  let pending: Buffer[] = [];
+  let size = 0;
+  for (const p of parts) {
+    pending.push(p);
+    size += p.length;
+    if (size >= STREAM_CHUNK_BYTES) {
+      yield pending.length === 1 ? pending[0]! : Buffer.concat(pending, size);
+      pending = [];
+      size = 0;
+    }
+  }
+  if (size > 0) yield Buffer.concat(pending, size);
+}
+
+/**
+ * Writes a body made of many parts (a list's cached item bytes) without
+ * joining them into one buffer first: it goes out in 64 KiB pieces with
+ * backpressure, so a 50 MB list neither doubles memory nor holds the event
+ * loop for its whole TLS write. Compressed on the way when the client asks.
+ */
+export function writeParts(ctx: RequestContext, code: number, parts: Buffer[], contentType: string): void {
+  const res = ctx.res;
+  if (res.headersSent) return;
+  const total = parts.reduce((n, p) => n + p.length, 0);
+  if (total <= STREAM_CHUNK_BYTES) {
+    writeBody(ctx, code, Buffer.concat(parts, total), contentType);
+    return;
+  }
+  const headers: Record<string, string> = { ...commonHeaders(ctx), 'Content-Type': contentType };
+  const zip = total > GZIP_THRESHOLD_BYTES && acceptsGzip(ctx);
+  if (zip) {
+    headers['Content-Encoding'] = 'gzip';
+    headers['Vary'] = 'Accept-Encoding';
+  } else headers['Content-Length'] = String(total);
+  res.writeHead(code, headers);
+  if (ctx.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  const source = Readable.from(coalesce(parts), { objectMode: false });
+  // A client that goes away mid-body just ends the stream.
+  void (zip ? pipeline(source, createGzip({ level: GZIP_LEVEL }), res) : pipeline(source, res)).catch(() => res.destroy());
 }
 
 export function writeBody(ctx: RequestContext, code: number, body: Buffer | string, contentType: string, extraHeaders: Record<string, string> = {}): void {
