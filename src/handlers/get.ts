@@ -1,5 +1,5 @@
-import { jsonObjectBytes } from '../codec/cached-json.js';
-import { JSON_TYPE } from '../codec/media-type.js';
+import { jsonObjectBytes, protobufObjectBytes } from '../codec/cached-encoding.js';
+import { JSON_TYPE, PROTOBUF_TYPE } from '../codec/media-type.js';
 import type { View } from '../codec/negotiate.js';
 import { parseIncludeObject, partialObjectMetadata, table } from '../codec/views.js';
 import { getReadAt } from '../cache/read-semantics.js';
@@ -16,6 +16,10 @@ export async function handleGet(scope: ResourceScope): Promise<void> {
   const cached = await scope.store.getCached(scope.namespace || undefined, scope.name, at);
   if (neg.view.kind === 'object' && neg.encoding === JSON_TYPE && !ctx.pretty) {
     writeBody(ctx, 200, jsonObjectBytes(cached, scope.served), neg.contentType);
+    return;
+  }
+  if (neg.view.kind === 'object' && neg.encoding === PROTOBUF_TYPE) {
+    writeBody(ctx, 200, protobufObjectBytes(cached, scope.served), neg.contentType);
     return;
   }
   writeEncoded(ctx, 200, renderObject(scope, scope.toServed(cached.object), neg.view), neg.encoding, neg.contentType);

@@ -1,12 +1,13 @@
-import { jsonItemBytes, jsonListParts } from '../codec/cached-json.js';
-import { JSON_TYPE } from '../codec/media-type.js';
+import { jsonItemBytes, jsonListParts, protobufMessageBytes } from '../codec/cached-encoding.js';
+import { JSON_TYPE, PROTOBUF_TYPE } from '../codec/media-type.js';
+import { composeProtobufList } from '../codec/protobuf/index.js';
 import { parseIncludeObject, partialObjectMetadataList, table, type ListMeta } from '../codec/views.js';
 import type { ListRequest } from '../cache/resource-reader.js';
 import { listReadAt } from '../cache/read-semantics.js';
 import { apiVersionOf, type KubeObject } from '../registry/object.js';
 import { checkFieldSelectorSupported, fieldExtractorFor, parseFieldSelector, parseLabelSelector } from '../registry/selectors.js';
 import { tableConvertorFor } from '../registry/tables.js';
-import { writeEncoded, writeParts } from '../server/respond.js';
+import { writeBody, writeEncoded, writeParts } from '../server/respond.js';
 import { parseListParams, type ListParams } from './options.js';
 import type { ResourceScope } from './scope.js';
 
@@ -50,6 +51,11 @@ export async function handleList(scope: ResourceScope): Promise<void> {
   if (neg.view.kind === 'object' && neg.encoding === JSON_TYPE && !ctx.pretty) {
     // The common case: concatenate each item's cached bytes.
     writeParts(ctx, 200, jsonListParts(listKind, apiVersion, listMeta, result.items.map((c) => jsonItemBytes(c, scope.served))), neg.contentType);
+    return;
+  }
+  if (neg.view.kind === 'object' && neg.encoding === PROTOBUF_TYPE) {
+    const items = result.items.map((c) => protobufMessageBytes(c, scope.served));
+    writeBody(ctx, 200, composeProtobufList({ apiVersion, kind: listKind }, listMeta, items), neg.contentType);
     return;
   }
   const items = result.items.map((c) => scope.toServed(c.object));

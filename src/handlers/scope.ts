@@ -1,5 +1,5 @@
 import type { ResourceInfo } from '../api/types.js';
-import type { ServedType } from '../codec/cached-json.js';
+import type { ServedType } from '../codec/cached-encoding.js';
 import { negotiate, type Negotiated } from '../codec/negotiate.js';
 import { supportsProtobuf } from '../codec/protobuf/index.js';
 import { apiVersionOf } from '../registry/object.js';

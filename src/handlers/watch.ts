@@ -1,6 +1,6 @@
-import { jsonObjectBytes, jsonWatchEventBytes } from '../codec/cached-json.js';
+import { jsonObjectBytes, jsonWatchEventBytes, protobufObjectBytes } from '../codec/cached-encoding.js';
 import { JSON_TYPE, PROTOBUF_TYPE } from '../codec/media-type.js';
-import { encodeWatchEvent, PROTOBUF_WATCH_MEDIA_TYPE } from '../codec/protobuf/index.js';
+import { encodeWatchEvent, frameWatchEvent, PROTOBUF_WATCH_MEDIA_TYPE } from '../codec/protobuf/index.js';
 import { parseIncludeObject, partialObjectMetadata, table } from '../codec/views.js';
 import type { CachedObject } from '../cache/cached-object.js';
 import type { ReaderWatch } from '../cache/resource-reader.js';
@@ -50,7 +50,7 @@ export async function handleWatch(scope: ResourceScope, shutdown: AbortSignal): 
   const includeObject = parseIncludeObject(ctx.query.get('includeObject'));
   const convertor = tableConvertorFor(info.group, info.name);
   let sentTableHeaders = false;
-  const fastJson = neg.view.kind === 'object' && !protobuf;
+  const cachedBytes = neg.view.kind === 'object';
   const render = (obj: CachedObject): Record<string, unknown> => {
     const served = scope.toServed(obj.object);
     if (neg.view.kind === 'metadata') return partialObjectMetadata(served, neg.view.version);
@@ -63,8 +63,10 @@ export async function handleWatch(scope: ResourceScope, shutdown: AbortSignal): 
   };
   const frame = (type: string, object: Record<string, unknown>): Buffer =>
     protobuf ? encodeWatchEvent(type, object) : Buffer.from(JSON.stringify({ type, object }) + '\n');
-  const eventBytes = (e: WatcherEvent): Buffer =>
-    fastJson ? jsonWatchEventBytes(e.type, jsonObjectBytes(e.object, scope.served)) : frame(e.type, render(e.object));
+  const eventBytes = (e: WatcherEvent): Buffer => {
+    if (!cachedBytes) return frame(e.type, render(e.object));
+    return protobuf ? frameWatchEvent(e.type, protobufObjectBytes(e.object, scope.served)) : jsonWatchEventBytes(e.type, jsonObjectBytes(e.object, scope.served));
+  };
   /** A bookmark: an object of the requested kind (or view) carrying only its resourceVersion. */
   const bookmark = (revision: number, annotations?: Record<string, string>): Buffer => {
     const metadata: Record<string, unknown> = { resourceVersion: String(revision) };

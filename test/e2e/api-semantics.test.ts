@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpsRequest } from 'node:https';
+import { decodeProtobufObject } from '../../src/codec/protobuf/index.js';
 import { eventually, http, removeDir, startServer, type HttpResponse, type TestServer } from '../helpers/server.js';
 
 /**
@@ -389,6 +390,19 @@ for (const backend of ['memory', 'sqlite'] as const) {
       assert.equal(token.json.reason, 'NotImplemented');
     });
 
+    it('serves protobuf objects and lists that decode to the JSON ones', async () => {
+      const pb = { Accept: 'application/vnd.kubernetes.protobuf' };
+      const jsonList = await req('GET', '/api/v1/namespaces/sem/configmaps');
+      const rawList = await rawGet(server, '/api/v1/namespaces/sem/configmaps', pb);
+      assert.equal(rawList.contentType, 'application/vnd.kubernetes.protobuf');
+      const list = decodeProtobufObject(rawList.body);
+      assert.equal(list.kind, 'ConfigMapList');
+      assert.deepEqual(list.object.items, jsonList.json.items);
+      const name = jsonList.json.items[0].metadata.name;
+      const one = decodeProtobufObject((await rawGet(server, `/api/v1/namespaces/sem/configmaps/${name}`, pb)).body);
+      assert.deepEqual(one.object, (await req('GET', `/api/v1/namespaces/sem/configmaps/${name}`)).json);
+    });
+
     it('exposes watch cache metrics at /metrics to authenticated users', async () => {
       await req('GET', '/api/v1/namespaces/sem/configmaps');
       const m = await req('GET', '/metrics');
@@ -421,6 +435,23 @@ for (const backend of ['memory', 'sqlite'] as const) {
       assert.equal(anon.status, 403);
       assert.equal(anon.json.message, 'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope');
     });
+  });
+}
+
+/** A GET whose body stays bytes (for protobuf). */
+function rawGet(server: TestServer, path: string, headers: Record<string, string>): Promise<{ contentType: string; body: Buffer }> {
+  const u = new URL(path, server.url);
+  return new Promise((resolve, reject) => {
+    const r = httpsRequest(
+      { method: 'GET', hostname: u.hostname, port: u.port, path: u.pathname + u.search, headers, ca: server.creds.ca, cert: server.creds.cert, key: server.creds.key, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => resolve({ contentType: String(res.headers['content-type']), body: Buffer.concat(chunks) }));
+      },
+    );
+    r.on('error', reject);
+    r.end();
   });
 }
 

@@ -1,11 +1,12 @@
 import type { CachedObject } from '../cache/cached-object.js';
 import type { KubeObject } from '../registry/object.js';
+import { encodeProtobufMessage, envelopeMessage } from './protobuf/index.js';
 
 /**
- * JSON bytes of cached objects, made once per object version and served
- * version and shared by every list response and watcher: a list of 10,000
- * objects is a concatenation of cached item bytes, a watch event to 1,000
- * watchers one encoding.
+ * Bytes of cached objects (JSON, and protobuf for clients that prefer it),
+ * made once per object version and served version and shared by every list
+ * response and watcher: a list of 10,000 objects is a concatenation of cached
+ * item bytes, a watch event to 1,000 watchers one encoding.
  */
 
 export interface ServedType {
@@ -52,4 +53,14 @@ export function jsonListParts(listKind: string, apiVersion: string, listMeta: Re
 /** One watch event line: `{"type":"…","object":…}\n`. */
 export function jsonWatchEventBytes(type: string, object: Buffer): Buffer {
   return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), object, Buffer.from('}\n')]);
+}
+
+/** The served object's protobuf message (a list item, or Unknown.raw). */
+export function protobufMessageBytes(cached: CachedObject, served: ServedType): Buffer {
+  return cached.encoded(`pb-message:${served.apiVersion}`, (obj) => encodeProtobufMessage(served.toServed(obj)));
+}
+
+/** The served object in the protobuf envelope. */
+export function protobufObjectBytes(cached: CachedObject, served: ServedType): Buffer {
+  return cached.encoded(`pb-object:${served.apiVersion}`, () => envelopeMessage(served, protobufMessageBytes(cached, served)));
 }

@@ -1,0 +1,98 @@
+/**
+ * Protobuf bodies assembled from parts encoded once: an object's message bytes
+ * (no envelope) are cached per object version, and lists, enveloped objects and
+ * watch frames are built around them, so a list or a watch fan-out encodes each
+ * object once, as the JSON path does.
+ */
+import { messageForKind } from './descriptor.js';
+import { ENVELOPE_PREFIX, typeOf, type TypeInfo } from './envelope.js';
+import { encodeFields } from './encode.js';
+import { Writer, WIRE_BYTES, WIRE_VARINT } from './wire.js';
+
+/** The object's own message (what Unknown.raw holds), without the envelope. */
+export function encodeProtobufMessage(obj: Record<string, unknown>, defaults?: Partial<TypeInfo>): Buffer {
+  const { apiVersion, kind } = typeOf(obj, defaults);
+  const w = new Writer(2048);
+  encodeFields(w, messageForKind(apiVersion, kind), obj, kind);
+  return w.finish();
+}
+
+function writeUnknown(w: Writer, type: TypeInfo, writeRaw: () => void): void {
+  w.raw(ENVELOPE_PREFIX);
+  w.uint32((1 << 3) | WIRE_BYTES);
+  const tm = w.beginLength();
+  w.uint32((1 << 3) | WIRE_BYTES);
+  w.string(type.apiVersion);
+  w.uint32((2 << 3) | WIRE_BYTES);
+  w.string(type.kind);
+  w.endLength(tm);
+  w.uint32((2 << 3) | WIRE_BYTES);
+  const raw = w.beginLength();
+  writeRaw();
+  w.endLength(raw);
+  // contentEncoding and contentType: empty strings, as Go writes every string field.
+  w.uint32((3 << 3) | WIRE_BYTES);
+  w.uint32(0);
+  w.uint32((4 << 3) | WIRE_BYTES);
+  w.uint32(0);
+}
+
+/** An enveloped object from its cached message bytes (type meta: the kind's, for types that carry it). */
+export function envelopeMessage(type: TypeInfo, message: Buffer): Buffer {
+  const w = new Writer(message.length + 64);
+  writeUnknown(w, type, () => w.raw(message));
+  return w.finish();
+}
+
+export interface ProtobufListMeta {
+  resourceVersion?: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+/**
+ * `<Kind>List` from cached item messages: every built-in list message is
+ * `{ListMeta metadata = 1; repeated <Kind> items = 2}`.
+ */
+export function composeProtobufList(listType: TypeInfo, meta: ProtobufListMeta, items: Buffer[]): Buffer {
+  const size = items.reduce((n, b) => n + b.length + 6, 128);
+  const w = new Writer(size);
+  writeUnknown(w, listType, () => {
+    w.uint32((1 << 3) | WIRE_BYTES);
+    const lm = w.beginLength();
+    // ListMeta: selfLink 1, resourceVersion 2, continue 3, remainingItemCount 4 (Go writes the strings even when empty).
+    w.uint32((1 << 3) | WIRE_BYTES);
+    w.string('');
+    w.uint32((2 << 3) | WIRE_BYTES);
+    w.string(meta.resourceVersion ?? '');
+    w.uint32((3 << 3) | WIRE_BYTES);
+    w.string(meta.continue ?? '');
+    if (meta.remainingItemCount !== undefined) {
+      w.uint32((4 << 3) | WIRE_VARINT);
+      w.int64(meta.remainingItemCount);
+    }
+    w.endLength(lm);
+    for (const item of items) {
+      w.uint32((2 << 3) | WIRE_BYTES);
+      w.uint32(item.length);
+      w.raw(item);
+    }
+  });
+  return w.finish();
+}
+
+/** One watch frame around an enveloped object (see watch.ts for the framing). */
+export function frameWatchEvent(type: string, enveloped: Buffer): Buffer {
+  const w = new Writer(enveloped.length + 32);
+  const frame = w.beginFrame();
+  w.uint32((1 << 3) | WIRE_BYTES);
+  w.string(type);
+  w.uint32((2 << 3) | WIRE_BYTES);
+  const ext = w.beginLength();
+  w.uint32((1 << 3) | WIRE_BYTES);
+  w.uint32(enveloped.length);
+  w.raw(enveloped);
+  w.endLength(ext);
+  w.endFrame(frame);
+  return w.finish();
+}
