@@ -194,6 +194,30 @@ for (const backend of ['memory', 'sqlite'] as const) {
       assert.notEqual(bad.code, 0);
     });
 
+    it('get -o wide prints kube-apiserver\'s columns for the common types', async () => {
+      await ok(['run', 'nginx', '--image=nginx', '-n', 'shop']);
+      await ok(['create', 'job', 'j', '--image=busybox', '-n', 'shop']);
+      await ok(['create', 'cronjob', 'cj', '--image=busybox', '--schedule=*/5 * * * *', '-n', 'shop']);
+      await ok(['create', 'role', 'r', '--verb=get', '--resource=pods', '-n', 'shop']);
+      await ok(['create', 'rolebinding', 'rb', '--role=r', '--user=jane', '-n', 'shop']);
+      await ok(['create', 'ingress', 'ing', '--rule=a.com/=web:80', '-n', 'shop']);
+      const header = async (type: string): Promise<string[]> => (await ok(['get', type, '-n', 'shop', '-o', 'wide'])).split('\n')[0]!.trim().split(/\s{2,}/);
+      assert.deepEqual(await header('pods'), ['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', 'IP', 'NODE', 'NOMINATED NODE', 'READINESS GATES']);
+      assert.deepEqual(await header('deployments'), ['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE', 'CONTAINERS', 'IMAGES', 'SELECTOR']);
+      assert.deepEqual(await header('services'), ['NAME', 'TYPE', 'CLUSTER-IP', 'EXTERNAL-IP', 'PORT(S)', 'AGE', 'SELECTOR']);
+      assert.deepEqual(await header('configmaps'), ['NAME', 'DATA', 'AGE']);
+      assert.deepEqual(await header('secrets'), ['NAME', 'TYPE', 'DATA', 'AGE']);
+      assert.deepEqual(await header('jobs'), ['NAME', 'STATUS', 'COMPLETIONS', 'DURATION', 'AGE', 'CONTAINERS', 'IMAGES', 'SELECTOR']);
+      assert.deepEqual(await header('cronjobs'), ['NAME', 'SCHEDULE', 'TIMEZONE', 'SUSPEND', 'ACTIVE', 'LAST SCHEDULE', 'AGE', 'CONTAINERS', 'IMAGES', 'SELECTOR']);
+      assert.deepEqual(await header('roles'), ['NAME', 'CREATED AT']);
+      assert.deepEqual(await header('rolebindings'), ['NAME', 'ROLE', 'AGE', 'USERS', 'GROUPS', 'SERVICEACCOUNTS']);
+      assert.deepEqual(await header('ingresses'), ['NAME', 'CLASS', 'HOSTS', 'ADDRESS', 'PORTS', 'AGE']);
+      const pod = (await ok(['get', 'pods', 'nginx', '-n', 'shop', '-o', 'wide'])).split('\n')[1]!.trim().split(/\s+/);
+      assert.deepEqual([pod[0], pod[1], pod[2], pod[3]], ['nginx', '0/1', 'Pending', '0']);
+      const rb = (await ok(['get', 'rolebindings', 'rb', '-n', 'shop', '-o', 'wide'])).split('\n')[1]!;
+      assert.match(rb, /^rb\s+Role\/r\s+\d+s\s+jane\s*$/);
+    });
+
     it('replace with a stale object is a Conflict', async () => {
       const stale = await ok(['get', 'cm', 'settings', '-n', 'shop', '-o', 'json']);
       await ok(['label', 'cm', 'settings', '-n', 'shop', 'bump=1']);
