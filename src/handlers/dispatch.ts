@@ -12,6 +12,10 @@ import { handleGet } from './get.js';
 import { handleList } from './list.js';
 import { handlePatch } from './patch.js';
 import { handleReview, hasReviewHandler } from './reviews.js';
+import { handleBinding } from './subresources/binding.js';
+import { handleEviction } from './subresources/eviction.js';
+import { handleScale } from './subresources/scale.js';
+import type { ResourceStore } from '../registry/resource-store.js';
 import { ResourceScope } from './scope.js';
 import { handleUpdate } from './update.js';
 import { handleWatch } from './watch.js';
@@ -38,8 +42,29 @@ export function notImplemented(what: string): ApiError {
   return new ApiError({ message: `${what} is not implemented by this server yet`, reason: 'NotImplemented', details: {}, code: 501 });
 }
 
-/** Subresources with handlers here; the rest of the catalog's subresources answer 501. */
-const BUILT_SUBRESOURCES = new Set(['status']);
+/**
+ * Subresources with their own handlers (status is the main resource's
+ * handlers in status mode); the rest of the catalog's subresources answer 501.
+ */
+type SubresourceHandler = (scope: ResourceScope, deps: ResourceDeps) => Promise<void>;
+
+const core = (deps: ResourceDeps, name: string): ResourceStore => deps.registry.storeFor(deps.catalog.resource('', 'v1', name)!);
+
+const SUBRESOURCE_HANDLERS: Record<string, SubresourceHandler> = {
+  '/namespaces/finalize': (scope) => handleFinalize(scope, scope.store as NamespaceStore),
+  'apps/deployments/scale': (scope, deps) => handleScale(scope, deps.admission),
+  'apps/replicasets/scale': (scope, deps) => handleScale(scope, deps.admission),
+  'apps/statefulsets/scale': (scope, deps) => handleScale(scope, deps.admission),
+  '/replicationcontrollers/scale': (scope, deps) => handleScale(scope, deps.admission),
+  '/pods/eviction': (scope, deps) =>
+    handleEviction(scope, { pods: scope.store, podDisruptionBudgets: deps.registry.storeFor(deps.catalog.resource('policy', 'v1', 'poddisruptionbudgets')!) }, deps.admission),
+  '/pods/binding': (scope, deps) => handleBinding(scope, core(deps, 'pods'), deps.admission),
+};
+
+/** Create-only kinds with handlers (the review APIs are found by hasReviewHandler). */
+const VIRTUAL_HANDLERS: Record<string, SubresourceHandler> = {
+  '/bindings': (scope, deps) => handleBinding(scope, core(deps, 'pods'), deps.admission),
+};
 
 /** The discovery verb a request needs (connect verbs are the HTTP verb). */
 function requiredVerb(req: ResourceRequestInfo): string {
@@ -61,7 +86,7 @@ export async function serveResource(ctx: RequestContext, req: ResourceRequestInf
     const sub = info.subresources.find((s) => s.name === req.subresource);
     if (!sub || req.rest.length > 0 && !sub.connect) throw resourceNotFound();
     verbs = sub.verbs;
-    if (!BUILT_SUBRESOURCES.has(sub.name) && !(info.group === '' && info.name === 'namespaces' && sub.name === 'finalize')) {
+    if (sub.name !== 'status' && !SUBRESOURCE_HANDLERS[`${info.group}/${info.name}/${sub.name}`]) {
       if (!verbs.includes(connectVerb(req))) throw methodNotAllowed();
       throw notImplemented(`the ${info.name}/${sub.name} subresource`);
     }
@@ -70,11 +95,17 @@ export async function serveResource(ctx: RequestContext, req: ResourceRequestInf
   if (!verbs.includes(verb)) throw methodNotAllowed();
   // POST creates in a collection; on an object's path there is no such route.
   if (verb === 'create' && req.name && !req.subresource) throw methodNotAllowed();
-  if (info.virtual && verb === 'create' && hasReviewHandler(info.group, info.name)) return handleReview(new ResourceScope(ctx, req, info, deps.registry.storeFor(info)));
-  if (info.virtual) throw notImplemented(`${info.group ? `${info.name}.${info.group}` : info.name}`);
   if (info.namespaced && !req.namespace && (verb === 'create' || verb === 'deletecollection')) throw methodNotAllowed();
-
   const scope = new ResourceScope(ctx, req, info, deps.registry.storeFor(info));
+  if (info.virtual) {
+    if (verb === 'create' && hasReviewHandler(info.group, info.name)) return handleReview(scope);
+    const virtual = VIRTUAL_HANDLERS[`${info.group}/${info.name}`];
+    if (verb === 'create' && virtual) return virtual(scope, deps);
+    throw notImplemented(`${info.group ? `${info.name}.${info.group}` : info.name}`);
+  }
+  const subHandler = req.subresource ? SUBRESOURCE_HANDLERS[`${info.group}/${info.name}/${req.subresource}`] : undefined;
+  if (subHandler) return subHandler(scope, deps);
+
   switch (verb) {
     case 'get':
       return handleGet(scope);
@@ -85,7 +116,6 @@ export async function serveResource(ctx: RequestContext, req: ResourceRequestInf
     case 'create':
       return handleCreate(scope, deps.admission);
     case 'update':
-      if (req.subresource === 'finalize') return handleFinalize(scope, scope.store as NamespaceStore);
       return handleUpdate(scope, deps.admission);
     case 'patch':
       return handlePatch(scope, deps.admission);

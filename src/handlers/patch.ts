@@ -23,14 +23,47 @@ export const APPLY_PATCH = 'application/apply-patch+yaml';
 /** Patch types kube-apiserver accepts for built-in types, in its order. */
 const BUILTIN_PATCH_TYPES = [JSON_PATCH, MERGE_PATCH, APPLY_PATCH, STRATEGIC_MERGE_PATCH];
 
-type PatchFn = (current: KubeObject) => KubeObject;
+/** Applies a request's patch to an object (a copy the caller owns); throws kube's patch errors as ApiErrors. */
+export type PatchFn = (current: KubeObject) => KubeObject;
 
-function patcherFor(scope: ResourceScope, type: string, body: Buffer): PatchFn {
+function patcherFor(definition: string, type: string, body: Buffer): PatchFn {
   // The patch functions decode the raw body themselves, with kube's error texts.
-  if (type === JSON_PATCH) return (cur) => applyJsonPatch(cur, body) as unknown as KubeObject;
-  if (type === MERGE_PATCH) return (cur) => applyMergePatch(cur, body) as unknown as KubeObject;
-  const schema = patchSchemaFor(loadDefinitions().definitions, scope.info.definition);
-  return (cur) => applyStrategicMergePatch(cur, body, schema) as unknown as KubeObject;
+  const apply = (): ((cur: KubeObject) => unknown) => {
+    if (type === JSON_PATCH) return (cur) => applyJsonPatch(cur, body);
+    if (type === MERGE_PATCH) return (cur) => applyMergePatch(cur, body);
+    const schema = patchSchemaFor(loadDefinitions().definitions, definition);
+    return (cur) => applyStrategicMergePatch(cur, body, schema);
+  };
+  const fn = apply();
+  return (cur) => {
+    let patched: unknown;
+    try {
+      patched = fn(cur);
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      throw toApiError(err);
+    }
+    if (!isPlainObject(patched)) throw badRequest('the patched document is not an object');
+    return patched as KubeObject;
+  };
+}
+
+/**
+ * Reads a non-apply PATCH body for objects of `definition` (the OpenAPI
+ * schema strategic merge patch follows); 415 for other content types.
+ */
+export async function readPatch(scope: ResourceScope, definition: string): Promise<PatchFn> {
+  const { ctx } = scope;
+  const type = contentTypeOf(ctx);
+  if (!BUILTIN_PATCH_TYPES.includes(type)) {
+    ctx.req.resume();
+    throw unsupportedMediaType(ctx.header('content-type') ?? '', BUILTIN_PATCH_TYPES);
+  }
+  if (type === APPLY_PATCH) {
+    ctx.req.resume();
+    throw notImplemented('server-side apply (application/apply-patch+yaml)');
+  }
+  return patcherFor(definition, type, await readBody(ctx));
 }
 
 /**
@@ -41,18 +74,8 @@ function patcherFor(scope: ResourceScope, type: string, body: Buffer): PatchFn {
 export async function handlePatch(scope: ResourceScope, admission: AdmissionChain): Promise<void> {
   const { ctx, info } = scope;
   const neg = scope.negotiate();
-  const type = contentTypeOf(ctx);
-  if (!BUILTIN_PATCH_TYPES.includes(type)) {
-    ctx.req.resume();
-    throw unsupportedMediaType(ctx.header('content-type') ?? '', BUILTIN_PATCH_TYPES);
-  }
-  if (type === APPLY_PATCH) {
-    ctx.req.resume();
-    throw notImplemented('server-side apply (application/apply-patch+yaml)');
-  }
   const opts = parseWriteOptions(scope, 'PatchOptions');
-  const body = await readBody(ctx);
-  const patcher = patcherFor(scope, type, body);
+  const patcher = await readPatch(scope, info.definition);
   const subresource = scope.subresource === 'status' ? 'status' : '';
   const result = await scope.store.update(
     info.namespaced ? scope.namespace : undefined,
@@ -60,14 +83,7 @@ export async function handlePatch(scope: ResourceScope, admission: AdmissionChai
     async (current) => {
       if (!current) throw notFound(scope.groupResource, scope.name);
       const served = scope.toServed(current);
-      let patched: KubeObject;
-      try {
-        patched = patcher(cloneObject(served));
-      } catch (err) {
-        if (err instanceof ApiError) throw err;
-        throw toApiError(err);
-      }
-      if (!isPlainObject(patched)) throw badRequest('the patched document is not an object');
+      const patched = patcher(cloneObject(served));
       await admission.run({
         operation: 'UPDATE',
         resource: info,

@@ -385,3 +385,37 @@ export function checkFieldSelectorSupported(sel: FieldSelector, support: Pick<Fi
     throw badRequest(`"${r.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`);
   }
 }
+
+/**
+ * Whether a metav1.LabelSelector (matchLabels + matchExpressions, as stored)
+ * selects `labels`. A missing selector selects nothing; an empty one
+ * everything (policy/v1 semantics).
+ */
+export function labelSelectorMatches(selector: unknown, labels: Record<string, string> | undefined): boolean {
+  if (selector === undefined || selector === null || typeof selector !== 'object') return false;
+  const s = selector as { matchLabels?: Record<string, string>; matchExpressions?: Array<{ key?: string; operator?: string; values?: string[] }> };
+  const l = labels ?? {};
+  for (const [k, v] of Object.entries(s.matchLabels ?? {})) if (l[k] !== v) return false;
+  for (const e of s.matchExpressions ?? []) {
+    const key = e.key ?? '';
+    const has = Object.prototype.hasOwnProperty.call(l, key);
+    const values = e.values ?? [];
+    switch (e.operator) {
+      case 'In':
+        if (!has || !values.includes(l[key]!)) return false;
+        break;
+      case 'NotIn':
+        if (has && values.includes(l[key]!)) return false;
+        break;
+      case 'Exists':
+        if (!has) return false;
+        break;
+      case 'DoesNotExist':
+        if (has) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}

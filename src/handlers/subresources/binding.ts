@@ -1,0 +1,51 @@
+import type { AdmissionChain } from '../../admission/admission.js';
+import { isPlainObject } from '../../codec/codec.js';
+import { cloneObject, nowTimestamp, type KubeObject } from '../../registry/object.js';
+import type { ResourceStore } from '../../registry/resource-store.js';
+import { readObjectBody } from '../../server/body.js';
+import { badRequest, conflict, invalid, notFound, successStatus } from '../../server/errors.js';
+import { writeEncoded } from '../../server/respond.js';
+import { checkBodyObject, parseWriteOptions } from '../create.js';
+import type { ResourceScope } from '../scope.js';
+
+/**
+ * Binding a pod to a node (what a scheduler does): POST of a v1 Binding to
+ * pods/<name>/binding or to the bindings resource. The pod gets spec.nodeName
+ * and a PodScheduled=True condition; a pod already bound is a 409.
+ */
+export async function handleBinding(scope: ResourceScope, pods: ResourceStore, admission: AdmissionChain): Promise<void> {
+  const { ctx, info } = scope;
+  const neg = scope.negotiate({ table: false });
+  const opts = parseWriteOptions(scope, 'CreateOptions');
+  const binding = checkBodyObject(scope, await readObjectBody(ctx, { apiVersion: 'v1', kind: 'Binding' }), 'Binding', '', 'v1');
+  const podName = scope.subresource === 'binding' ? scope.name : (binding.metadata?.name ?? '');
+  if (scope.subresource === 'binding' && binding.metadata?.name && binding.metadata.name !== scope.name) {
+    throw badRequest(`name in URL does not match name in Binding object`);
+  }
+  const target = isPlainObject(binding.target) ? (binding.target as { kind?: unknown; name?: unknown }) : {};
+  const nodeName = typeof target.name === 'string' ? target.name : '';
+  if (!podName || !nodeName) {
+    throw invalid({ group: '', kind: 'Binding' }, podName, [
+      ...(!podName ? [{ type: 'FieldValueRequired' as const, field: 'metadata.name' }] : []),
+      ...(!nodeName ? [{ type: 'FieldValueRequired' as const, field: 'target.name' }] : []),
+    ]);
+  }
+  if (target.kind !== undefined && target.kind !== '' && target.kind !== 'Node') {
+    throw invalid({ group: '', kind: 'Binding' }, podName, [{ type: 'FieldValueNotSupported', field: 'target.kind', value: target.kind, supported: ['Node'] }]);
+  }
+  await admission.run({ operation: 'CREATE', resource: info, subresource: scope.subresource, namespace: scope.namespace, name: podName, object: binding, dryRun: opts.dryRun, ...(ctx.user ? { user: ctx.user } : {}) });
+  await pods.update(scope.namespace, { name: podName, dryRun: opts.dryRun, subresource: 'internal' }, (current) => {
+    if (!current) throw notFound({ group: '', resource: 'pods' }, podName);
+    if (current.metadata?.deletionTimestamp) throw conflict({ group: '', resource: 'pods' }, podName, 'pod is being deleted, cannot be assigned to a host');
+    const spec = (current.spec ?? {}) as { nodeName?: string };
+    if (spec.nodeName) throw conflict({ group: '', resource: 'pods' }, podName, `pod ${podName} is already assigned to node "${spec.nodeName}"`);
+    const next: KubeObject = cloneObject(current);
+    next.spec = { ...spec, nodeName };
+    const status = { ...((next.status as Record<string, unknown> | undefined) ?? {}) };
+    const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as Array<Record<string, unknown>>;
+    status.conditions = [...conditions.filter((c) => c.type !== 'PodScheduled'), { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: nowTimestamp() }];
+    next.status = status;
+    return next;
+  });
+  writeEncoded(ctx, 201, { ...successStatus(), code: 201 }, neg.encoding);
+}

@@ -1,0 +1,90 @@
+import type { AdmissionChain } from '../../admission/admission.js';
+import { isPlainObject } from '../../codec/codec.js';
+import { getReadAt } from '../../cache/read-semantics.js';
+import { cloneObject, type KubeObject } from '../../registry/object.js';
+import { labelSelectorString } from '../../registry/tables/format.js';
+import { readObjectBody } from '../../server/body.js';
+import { badRequest, conflict, invalid, notFound } from '../../server/errors.js';
+import { writeEncoded } from '../../server/respond.js';
+import { checkBodyObject, parseWriteOptions } from '../create.js';
+import { readPatch } from '../patch.js';
+import type { ResourceScope } from '../scope.js';
+
+/**
+ * The scale subresource (autoscaling/v1 Scale) of deployments, replicasets,
+ * statefulsets and replicationcontrollers: a view of spec.replicas and
+ * status.replicas (+ the selector as a string, for HPAs); writes change only
+ * the parent's spec.replicas. `kubectl scale` patches it.
+ */
+
+const SCALE_DEFINITION = 'io.k8s.api.autoscaling.v1.Scale';
+
+function num(v: unknown): number {
+  return typeof v === 'number' ? v : 0;
+}
+
+/** The Scale view of a parent object (served version). */
+export function scaleOf(parent: KubeObject): KubeObject {
+  const meta = parent.metadata ?? {};
+  const spec = (parent.spec ?? {}) as Record<string, unknown>;
+  const status = (parent.status ?? {}) as Record<string, unknown>;
+  // ReplicationControllers select with a plain map; the apps kinds with a LabelSelector.
+  const rawSelector = spec.selector;
+  const selector = parent.kind === 'ReplicationController' ? labelSelectorString({ matchLabels: rawSelector }) : labelSelectorString(rawSelector);
+  const scaleStatus: Record<string, unknown> = { replicas: num(status.replicas) };
+  if (selector) scaleStatus.selector = selector;
+  const scaleMeta: Record<string, unknown> = { name: meta.name, namespace: meta.namespace, uid: meta.uid, resourceVersion: meta.resourceVersion, creationTimestamp: meta.creationTimestamp };
+  return { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: scaleMeta, spec: { replicas: num(spec.replicas) }, status: scaleStatus };
+}
+
+export async function handleScale(scope: ResourceScope, admission: AdmissionChain): Promise<void> {
+  const { ctx, info } = scope;
+  const neg = scope.negotiate({ table: false });
+  const ns = info.namespaced ? scope.namespace : undefined;
+  if (ctx.method === 'GET' || ctx.method === 'HEAD') {
+    const parent = await scope.store.get(ns, scope.name, getReadAt(ctx.query.get('resourceVersion') ?? undefined));
+    writeEncoded(ctx, 200, scaleOf(scope.toServed(parent)), neg.encoding, neg.contentType);
+    return;
+  }
+  const opts = parseWriteOptions(scope, ctx.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions');
+  // The desired Scale: the body (PUT), or the patch applied to the current Scale (PATCH).
+  let desiredScale: (current: KubeObject) => KubeObject;
+  if (ctx.method === 'PUT') {
+    const body = checkBodyObject(scope, await readObjectBody(ctx, { apiVersion: 'autoscaling/v1', kind: 'Scale' }), 'Scale', 'autoscaling', 'v1');
+    if (body.metadata?.name !== scope.name) {
+      throw badRequest(`the name of the object (${body.metadata?.name ?? ''}) does not match the name on the URL (${scope.name})`);
+    }
+    desiredScale = () => body;
+  } else {
+    const patch = await readPatch(scope, SCALE_DEFINITION);
+    desiredScale = (current) => patch(cloneObject(scaleOf(current)));
+  }
+  const result = await scope.store.update(ns, { name: scope.name, dryRun: opts.dryRun }, async (current) => {
+    if (!current) throw notFound(scope.groupResource, scope.name);
+    const served = scope.toServed(current);
+    const scale = desiredScale(served);
+    const replicas = isPlainObject(scale.spec) ? (scale.spec as { replicas?: unknown }).replicas : undefined;
+    if (replicas !== undefined && (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)) {
+      throw invalid({ group: 'autoscaling', kind: 'Scale' }, scope.name, [
+        { type: 'FieldValueInvalid', field: 'spec.replicas', value: replicas, detail: 'must be greater than or equal to 0' },
+      ]);
+    }
+    const rv = scale.metadata?.resourceVersion;
+    if (rv && rv !== served.metadata?.resourceVersion) throw conflict(scope.groupResource, scope.name);
+    const next = cloneObject(served);
+    next.spec = { ...((next.spec as object | undefined) ?? {}), replicas: replicas ?? 0 };
+    await admission.run({
+      operation: 'UPDATE',
+      resource: info,
+      subresource: 'scale',
+      namespace: scope.namespace,
+      name: scope.name,
+      object: next,
+      oldObject: served,
+      dryRun: opts.dryRun,
+      ...(ctx.user ? { user: ctx.user } : {}),
+    });
+    return scope.toStorage(next);
+  });
+  writeEncoded(ctx, 200, scaleOf(scope.toServed(result.object)), neg.encoding, neg.contentType);
+}
