@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import { FlagError, parseFlags, type FlagSpec, type ParsedFlags } from './flags.js';
+import { parseCidr } from '../registry/services/cidr.js';
 
 /** Everything `capstan serve` can be told, after flags and defaults. */
 export interface ServerConfig {
@@ -22,6 +23,10 @@ export interface ServerConfig {
   watchHistory: number;
   /** Events each resource's watch cache keeps at most. */
   watchCacheCapacity: number;
+  /** --service-cluster-ip-range (IPv4 CIDR). */
+  serviceClusterIpRange: string;
+  /** --service-node-port-range (`first-last`). */
+  serviceNodePortRange: string;
   verbosity: number;
 }
 
@@ -41,6 +46,8 @@ export const FLAG_SPECS: FlagSpec[] = [
   { name: 'shutdown-delay-duration', type: 'duration', default: '0s', help: 'Time to delay the termination. During that time the server keeps serving requests normally and /readyz returns failure.' },
   { name: 'watch-cache-history', type: 'duration', default: '5m', help: 'How long the watch cache keeps events (watches can resume from a resourceVersion within it) and the store keeps history before compaction.' },
   { name: 'watch-cache-capacity', type: 'int', default: '100000', help: 'The most events each resource\'s watch cache keeps; older ones leave its history early.' },
+  { name: 'service-cluster-ip-range', type: 'string', default: '10.0.0.0/24', help: 'A CIDR notation IP range from which to assign service cluster IPs. This must not overlap with any IP ranges assigned to nodes or pods.' },
+  { name: 'service-node-port-range', type: 'string', default: '30000-32767', help: 'A port range to reserve for services with NodePort visibility. Example: \'30000-32767\'. Inclusive at both ends of the range.' },
   { name: 'v', type: 'int', default: '0', help: 'Number for the log level verbosity.' },
   { name: 'help', type: 'bool', default: 'false', help: 'Help for serve.' },
 ];
@@ -59,6 +66,15 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
   const port = p.values.get('secure-port') as number;
   if (port < 0 || port > 65535) throw new FlagError(`--secure-port ${port} must be between 0 and 65535, inclusive`);
   if ((p.values.get('watch-cache-capacity') as number) < 1) throw new FlagError('--watch-cache-capacity must be at least 1');
+  try {
+    const range = parseCidr(str(p, 'service-cluster-ip-range'));
+    if (range.size < 8) throw new Error('too small');
+  } catch {
+    throw new FlagError(`invalid argument "${str(p, 'service-cluster-ip-range')}" for "--service-cluster-ip-range" flag: must be an IPv4 CIDR with room for services (at most /29)`);
+  }
+  if (!/^\d+-\d+$/.test(str(p, 'service-node-port-range'))) {
+    throw new FlagError(`invalid argument "${str(p, 'service-node-port-range')}" for "--service-node-port-range" flag: must be of the form first-last`);
+  }
   const dataDir = resolve(cwd, str(p, 'data-dir'));
   const config: ServerConfig = {
     securePort: port,
@@ -73,6 +89,8 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     shutdownDelay: p.values.get('shutdown-delay-duration') as number,
     watchHistory: p.values.get('watch-cache-history') as number,
     watchCacheCapacity: p.values.get('watch-cache-capacity') as number,
+    serviceClusterIpRange: str(p, 'service-cluster-ip-range'),
+    serviceNodePortRange: str(p, 'service-node-port-range'),
     verbosity: p.values.get('v') as number,
   };
   if (str(p, 'tls-cert-file')) config.tlsCertFile = resolve(cwd, str(p, 'tls-cert-file'));

@@ -3,6 +3,7 @@ import type { KeyLayout } from '../storage/keys.js';
 import type { Store } from '../storage/store.js';
 import { DEFAULT_WATCH_CACHE_OPTIONS, type WatchCacheOptions, type WatchCacheStats } from '../cache/watch-cache.js';
 import { NamespaceStore } from './namespaces.js';
+import { ServiceStore } from './services/service-store.js';
 import { ResourceStore } from './resource-store.js';
 import { fieldExtractorFor } from './selectors.js';
 import { strategyFor } from './strategies.js';
@@ -36,10 +37,8 @@ export class Registry {
         fields: fields.extract,
       };
       const strategy = strategyFor(group, info.name);
-      rs =
-        group === '' && info.name === 'namespaces'
-          ? new NamespaceStore(desc, strategy, this.store, this.cacheOptions)
-          : new ResourceStore(desc, strategy, this.store, this.cacheOptions);
+      const Store = group === '' && info.name === 'namespaces' ? NamespaceStore : group === '' && info.name === 'services' ? ServiceStore : ResourceStore;
+      rs = new Store(desc, strategy, this.store, this.cacheOptions);
       this.stores.set(id, rs);
     }
     return rs;

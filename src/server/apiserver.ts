@@ -13,6 +13,10 @@ import type { Controller } from '../controllers/controller.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
 import { NamespaceDeleter } from '../controllers/namespace-deleter.js';
 import { SystemNamespaces } from '../controllers/system-namespaces.js';
+import { KubernetesService } from '../controllers/kubernetes-service.js';
+import { ClusterIpAllocator, NodePortAllocator } from '../registry/services/allocators.js';
+import { parseCidr } from '../registry/services/cidr.js';
+import type { ServiceStore } from '../registry/services/service-store.js';
 import { notImplemented, serveResource } from '../handlers/dispatch.js';
 import { HealthChecks } from '../observability/health.js';
 import { Metrics } from '../observability/metrics.js';
@@ -95,6 +99,12 @@ export class ApiServer {
     await this.systemNamespaces.start();
     this.controllers.push(this.systemNamespaces);
     const core = (name: string): ResourceStore => this.registry.storeFor(this.catalog.resource('', 'v1', name)!);
+    const networking = (name: string): ResourceStore => this.registry.storeFor(this.catalog.knownResource('networking.k8s.io', 'v1', name)!);
+    const services = core('services') as ServiceStore;
+    services.setAllocators({
+      clusterIps: new ClusterIpAllocator(cfg.serviceClusterIpRange, networking('ipaddresses')),
+      nodePorts: new NodePortAllocator(cfg.serviceNodePortRange, this.store),
+    });
     this.controllers.push(new NamespaceDeleter(this.registry.namespaces, () => this.registry.namespacedStores(this.catalog.allResources().filter((r) => r.isObject))));
     this.controllers.push(new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), this.pki.servingCa ?? this.pki.serving.cert));
     this.compactor = new Compactor(this.store, cfg.watchHistory);
@@ -102,6 +112,21 @@ export class ApiServer {
 
     this.registerHealthChecks();
     await this.listen();
+    this.controllers.push(
+      new KubernetesService(
+        {
+          services,
+          endpoints: core('endpoints'),
+          endpointSlices: this.registry.storeFor(this.catalog.knownResource('discovery.k8s.io', 'v1', 'endpointslices')!),
+          serviceCidrs: networking('servicecidrs'),
+        },
+        {
+          range: parseCidr(cfg.serviceClusterIpRange),
+          advertiseAddress: cfg.bindAddress === '0.0.0.0' || cfg.bindAddress === '::' || cfg.bindAddress === '' ? '127.0.0.1' : cfg.bindAddress,
+          securePort: this.port,
+        },
+      ),
+    );
     // Controllers sync once the server listens: requests are served meanwhile
     // (reads wait for their own cache) and /readyz reports informer-sync until done.
     // (A turn later: starting an informer loads its cache synchronously from SQLite.)

@@ -144,6 +144,8 @@ describe('serve configuration', () => {
       shutdownDelay: 0,
       watchHistory: 300_000,
       watchCacheCapacity: 100_000,
+      serviceClusterIpRange: '10.0.0.0/24',
+      serviceNodePortRange: '30000-32767',
       verbosity: 0,
     });
   });
