@@ -264,7 +264,7 @@ export function serverSideApply(params: ApplyParams): ApplyResult {
   const applied = params.applied;
   try {
     // skipNonAppliedManager: an object nobody manages yet is first owned by "before-first-apply".
-    if (managed.fields.size === 0) managed = pipeline.update({}, live, managed, BEFORE_FIRST_APPLY);
+    if (managed.fields.size === 0) managed = pipeline.update(params.schema.zero?.() ?? {}, live, managed, BEFORE_FIRST_APPLY);
     let result: { object: JsonObject | undefined; managed: Managed };
     try {
       result = pipeline.apply(live, applied, managed, params.manager, params.force === true);
@@ -348,7 +348,9 @@ export function trackUpdate(params: UpdateParams): UpdateResult {
       // skipNonAppliedManager: an existing object nobody manages stays untracked until applied to.
       managedFields = undefined;
     } else {
-      managedFields = encodeManagedFields(pipeline.update(withoutManagedFields(liveFull), next, managed, params.manager));
+      // A create is compared with the kind's zero value, as kube compares it with a new empty object.
+      const base = params.live ? withoutManagedFields(liveFull) : (params.schema.zero?.() ?? {});
+      managedFields = encodeManagedFields(pipeline.update(base, next, managed, params.manager));
     }
   } catch (err) {
     if (!(err instanceof MergeError || err instanceof ManagedFieldsError)) throw err;

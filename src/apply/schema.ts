@@ -20,6 +20,7 @@
  * Custom resources without a schema use deducedSchema().
  */
 import { loadDefinitions } from '../api/definitions.js';
+import { zeroObject } from './zero.js';
 import type { JsonObject, JsonValue } from './value.js';
 import { isJsonObject } from './value.js';
 
@@ -70,6 +71,8 @@ export interface ApplySchema {
    * they do after kube converts the merged value back into its Go type.
    */
   readonly goTyped: boolean;
+  /** The kind's Go zero value as kube renders it: what a create is compared against. */
+  readonly zero?: () => JsonObject;
 }
 
 class FixedRef implements TypeRef {
@@ -307,7 +310,7 @@ export function builtinSchemas(): SchemaBuilder {
 export function schemaForDefinition(definitionName: string): ApplySchema {
   const b = builtinSchemas();
   if (b.named_(definitionName).atom() === undefined) throw new Error(`no OpenAPI definition named ${definitionName}`);
-  return { root: b.named_(definitionName), goTyped: true };
+  return { root: b.named_(definitionName), goTyped: true, zero: () => zeroObject(loadDefinitions().definitions as Record<string, Node>, definitionName) };
 }
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
