@@ -59,7 +59,7 @@ export interface ApplyParams extends Common {
   /** The stored object, or undefined when the apply creates it. */
   live: KubeObject | undefined;
   /** The applied configuration (the decoded request body). */
-  applied: JsonObject;
+  applied: KubeObject;
   /** The fieldManager parameter (required by the caller for apply). */
   manager: string;
   force?: boolean;
@@ -258,10 +258,10 @@ export function serverSideApply(params: ApplyParams): ApplyResult {
   }
   // versionCheckManager
   const expected = `${params.apiVersion.includes('/') ? params.apiVersion : `/${params.apiVersion}`}, Kind=${params.kind}`;
-  if (gvkString(params.applied) !== expected) throw badRequest(`invalid object type: ${gvkString(params.applied)}`);
+  if (gvkString(params.applied as JsonObject) !== expected) throw badRequest(`invalid object type: ${gvkString(params.applied as JsonObject)}`);
 
   let live = withoutManagedFields(liveFull);
-  const applied = params.applied;
+  const applied = params.applied as JsonObject;
   try {
     // skipNonAppliedManager: an object nobody manages yet is first owned by "before-first-apply".
     if (managed.fields.size === 0) managed = pipeline.update(params.schema.zero?.() ?? {}, live, managed, BEFORE_FIRST_APPLY);
