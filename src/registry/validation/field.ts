@@ -1,0 +1,95 @@
+import type { FieldError } from '../../server/errors.js';
+
+/**
+ * field.Error constructors with kube's wording (apimachinery
+ * pkg/util/validation/field/errors.go) and small JSON accessors for
+ * validating plain objects.
+ */
+
+export type Obj = Record<string, unknown>;
+
+export function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function obj(v: unknown): Obj {
+  return isObj(v) ? v : {};
+}
+
+export function list(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+export function objs(v: unknown): Obj[] {
+  return list(v).map(obj);
+}
+
+export function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+export function num(v: unknown): number {
+  return typeof v === 'number' ? v : 0;
+}
+
+export function has(v: unknown): boolean {
+  return v !== undefined && v !== null;
+}
+
+export function required(field: string, detail = ''): FieldError {
+  return detail ? { type: 'FieldValueRequired', field, detail } : { type: 'FieldValueRequired', field };
+}
+
+export function invalid(field: string, value: unknown, detail: string): FieldError {
+  return { type: 'FieldValueInvalid', field, value, detail };
+}
+
+export function notSupported(field: string, value: unknown, supported: readonly string[]): FieldError {
+  return { type: 'FieldValueNotSupported', field, value, supported: [...supported] };
+}
+
+export function forbidden(field: string, detail: string): FieldError {
+  return { type: 'FieldValueForbidden', field, detail };
+}
+
+export function duplicate(field: string, value: unknown): FieldError {
+  return { type: 'FieldValueDuplicate', field, value };
+}
+
+/** field.TooLong: the value is never shown. */
+export function tooLong(field: string, max: number): FieldError {
+  return { type: 'FieldValueTooLong', field, detail: `may not be more than ${max} ${max === 1 ? 'byte' : 'bytes'}` };
+}
+
+export function tooMany(field: string, actual: number, max: number): FieldError {
+  return { type: 'FieldValueTooMany', field, value: actual, detail: `must have at most ${max} items` };
+}
+
+/**
+ * field.NotFound ("Not found: <value>"). FieldError's union in
+ * server/errors.ts has no FieldValueNotFound yet; the reason string is the one
+ * kube sends in details.causes.
+ */
+export function notFound(field: string, value: unknown): FieldError {
+  return { type: 'FieldValueNotFound' as FieldError['type'], field, value };
+}
+
+export const FIELD_IMMUTABLE = 'field is immutable';
+export const NEGATIVE = 'must be greater than or equal to 0';
+
+export function nonNegative(value: unknown, field: string): FieldError[] {
+  return typeof value === 'number' && value < 0 ? [invalid(field, value, NEGATIVE)] : [];
+}
+
+export function inclusiveRange(lo: number, hi: number): string {
+  return `must be between ${lo} and ${hi}, inclusive`;
+}
+
+/** A pre-rendered Go %#v form, for values kube renders as Go structs, maps or slices. */
+export interface GoRepr {
+  goRepr: string;
+}
+
+export function goRepr(text: string): GoRepr {
+  return { goRepr: text };
+}

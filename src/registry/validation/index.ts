@@ -1,0 +1,83 @@
+import type { FieldError } from '../../server/errors.js';
+import type { KubeObject } from '../object.js';
+import * as apps from './apps.js';
+import * as batch from './batch.js';
+import * as core from './core.js';
+import type { Obj } from './field.js';
+import * as others from './others.js';
+
+/**
+ * Type-specific validation of the common built-in types, as kube-apiserver
+ * 1.36's strategies run it (ValidateXxx on create, ValidateXxxUpdate plus
+ * ValidateXxx on update). Objects are the stored version, already defaulted;
+ * metadata is validated elsewhere (validate-meta.ts) and not repeated here.
+ * Kinds without rules here validate clean.
+ */
+
+type Create = (obj: Obj) => FieldError[];
+type Update = (obj: Obj, old: Obj) => FieldError[];
+
+interface Rules {
+  create: Create;
+  /** Update-only checks; the create rules run on the new object as well unless `replaces` is set. */
+  update?: Update;
+  /** The update function already includes the create rules. */
+  replaces?: boolean;
+}
+
+const RULES: Record<string, Rules> = {
+  '/Pod': { create: core.validatePodCreate, update: core.validatePodUpdate, replaces: true },
+  '/PodTemplate': { create: core.validatePodTemplate },
+  '/ReplicationController': { create: core.validateReplicationController },
+  '/Service': { create: core.validateService, update: core.validateServiceUpdate, replaces: true },
+  '/Secret': { create: core.validateSecret, update: core.validateSecretUpdate, replaces: true },
+  '/ConfigMap': { create: core.validateConfigMap, update: core.validateConfigMapUpdate, replaces: true },
+  '/Namespace': { create: core.validateNamespace },
+  '/PersistentVolumeClaim': { create: core.validatePvc, update: core.validatePvcUpdate, replaces: true },
+  '/PersistentVolume': { create: core.validatePersistentVolume },
+  '/Endpoints': { create: core.validateEndpoints },
+  'apps/Deployment': { create: apps.validateDeployment, update: apps.validateDeploymentUpdate, replaces: true },
+  'apps/ReplicaSet': { create: apps.validateReplicaSet, update: apps.validateReplicaSetUpdate, replaces: true },
+  'apps/StatefulSet': { create: apps.validateStatefulSet, update: apps.validateStatefulSetUpdate, replaces: true },
+  'apps/DaemonSet': { create: apps.validateDaemonSet, update: apps.validateDaemonSetUpdate, replaces: true },
+  'batch/Job': { create: (o) => batch.validateJob(o), update: batch.validateJobUpdate, replaces: true },
+  'batch/CronJob': { create: batch.validateCronJob, update: batch.validateCronJobUpdate, replaces: true },
+  'rbac.authorization.k8s.io/Role': { create: others.validateRole },
+  'rbac.authorization.k8s.io/ClusterRole': { create: others.validateClusterRole },
+  'rbac.authorization.k8s.io/RoleBinding': { create: (o) => others.validateRoleBinding(o, true), update: (o, old) => others.validateRoleBindingUpdate(o, old, true), replaces: true },
+  'rbac.authorization.k8s.io/ClusterRoleBinding': {
+    create: (o) => others.validateRoleBinding(o, false),
+    update: (o, old) => others.validateRoleBindingUpdate(o, old, false),
+    replaces: true,
+  },
+  'policy/PodDisruptionBudget': { create: others.validatePodDisruptionBudget },
+  'networking.k8s.io/NetworkPolicy': { create: others.validateNetworkPolicy },
+  'networking.k8s.io/Ingress': { create: others.validateIngress },
+  'networking.k8s.io/IngressClass': { create: others.validateIngressClass, update: others.validateIngressClassUpdate, replaces: true },
+  'storage.k8s.io/StorageClass': { create: others.validateStorageClass, update: others.validateStorageClassUpdate, replaces: true },
+  'autoscaling/HorizontalPodAutoscaler': { create: others.validateHorizontalPodAutoscaler },
+  'scheduling.k8s.io/PriorityClass': { create: others.validatePriorityClass, update: others.validatePriorityClassUpdate, replaces: true },
+  'coordination.k8s.io/Lease': { create: others.validateLease },
+};
+
+/** Errors for a new object of group/kind (group "" is core). */
+export function validateObject(group: string, kind: string, obj: KubeObject): FieldError[] {
+  return RULES[`${group}/${kind}`]?.create(obj as Obj) ?? [];
+}
+
+/** Errors for replacing old with obj: the create rules on obj plus the update rules (immutability). */
+export function validateObjectUpdate(group: string, kind: string, obj: KubeObject, old: KubeObject): FieldError[] {
+  const rules = RULES[`${group}/${kind}`];
+  if (!rules) return [];
+  if (!rules.update) return rules.create(obj as Obj);
+  if (rules.replaces) return rules.update(obj as Obj, old as Obj);
+  return [...rules.create(obj as Obj), ...rules.update(obj as Obj, old as Obj)];
+}
+
+/** Whether validateObject knows rules for group/kind. */
+export function hasValidation(group: string, kind: string): boolean {
+  return `${group}/${kind}` in RULES;
+}
+
+export { renderFieldValue, goSyntax } from './render.js';
+export { cronScheduleError } from './cron.js';

@@ -1,0 +1,76 @@
+import type { FieldError } from '../../server/errors.js';
+import { isQualifiedName, isValidLabelValue, validateLabels } from '../validate-meta.js';
+import { forbidden, invalid, isObj, list, obj, objs, required, str, type Obj } from './field.js';
+
+/** metav1 LabelSelector validation and matching (apimachinery meta/v1/validation and labels). */
+
+export function validateLabelName(name: string, field: string): FieldError[] {
+  return isQualifiedName(name).map((m) => invalid(field, name, m));
+}
+
+export function validateLabelSelector(selector: unknown, field: string): FieldError[] {
+  if (!isObj(selector)) return [];
+  const errs: FieldError[] = [...validateLabels(selector.matchLabels, `${field}.matchLabels`)];
+  objs(selector.matchExpressions).forEach((req, i) => {
+    const path = `${field}.matchExpressions[${i}]`;
+    const values = list(req.values);
+    switch (req.operator) {
+      case 'In':
+      case 'NotIn':
+        if (values.length === 0) errs.push(required(`${path}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
+        break;
+      case 'Exists':
+      case 'DoesNotExist':
+        if (values.length > 0) errs.push(forbidden(`${path}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+        break;
+      default:
+        errs.push(invalid(`${path}.operator`, req.operator ?? '', 'not a valid selector operator'));
+    }
+    errs.push(...validateLabelName(str(req.key), `${path}.key`));
+    values.forEach((v, j) => {
+      for (const m of isValidLabelValue(str(v))) errs.push(invalid(`${path}.values[${j}]`, v, m));
+    });
+  });
+  return errs;
+}
+
+/** True when the selector selects nothing in particular (no labels, no expressions). */
+export function selectorIsEmpty(selector: unknown): boolean {
+  const s = obj(selector);
+  return Object.keys(obj(s.matchLabels)).length === 0 && list(s.matchExpressions).length === 0;
+}
+
+/** labels.Selector.Matches for a metav1.LabelSelector. */
+export function selectorMatches(selector: unknown, labels: unknown): boolean {
+  const s = obj(selector);
+  const l = obj(labels) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(obj(s.matchLabels))) if (l[k] !== v) return false;
+  for (const req of objs(s.matchExpressions)) {
+    const key = str(req.key);
+    const values = list(req.values).map(str);
+    const present = key in l;
+    switch (req.operator) {
+      case 'In':
+        if (!present || !values.includes(str(l[key]))) return false;
+        break;
+      case 'NotIn':
+        if (present && values.includes(str(l[key]))) return false;
+        break;
+      case 'Exists':
+        if (!present) return false;
+        break;
+      case 'DoesNotExist':
+        if (present) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+/** A map selector (Service, ReplicationController) matches when every pair is present. */
+export function mapSelectorMatches(selector: Obj, labels: unknown): boolean {
+  const l = obj(labels);
+  return Object.entries(selector).every(([k, v]) => l[k] === v);
+}
