@@ -260,11 +260,18 @@ export function serverSideApply(params: ApplyParams): ApplyResult {
   const expected = `${params.apiVersion.includes('/') ? params.apiVersion : `/${params.apiVersion}`}, Kind=${params.kind}`;
   if (gvkString(params.applied as JsonObject) !== expected) throw badRequest(`invalid object type: ${gvkString(params.applied as JsonObject)}`);
 
-  let live = withoutManagedFields(liveFull);
+  const live = withoutManagedFields(liveFull);
   const applied = params.applied as JsonObject;
   try {
     // skipNonAppliedManager: an object nobody manages yet is first owned by "before-first-apply".
-    if (managed.fields.size === 0) managed = pipeline.update(params.schema.zero?.() ?? {}, live, managed, BEFORE_FIRST_APPLY);
+    if (managed.fields.size === 0) {
+      try {
+        managed = pipeline.update(params.schema.zero?.() ?? {}, live, managed, BEFORE_FIRST_APPLY);
+      } catch (err) {
+        if (err instanceof MergeError) throw new MergeError(`failed to create manager for existing fields: ${err.message}`);
+        throw err;
+      }
+    }
     let result: { object: JsonObject | undefined; managed: Managed };
     try {
       result = pipeline.apply(live, applied, managed, params.manager, params.force === true);
@@ -284,7 +291,6 @@ export function serverSideApply(params: ApplyParams): ApplyResult {
     if (params.manager === KUBECTL_MANAGER && hasLastApplied(object)) setLastApplied(object, buildLastApplied(applied));
     const managedFields = encodeManagedFields(result.managed);
     setManagedFields(object, managedFields);
-    live = object;
     return { object: object as KubeObject, managedFields, changed };
   } catch (err) {
     if (err instanceof ConflictsError) throw applyConflictError(err.conflicts);

@@ -168,6 +168,17 @@ describe('server-side apply: conflicts', () => {
     );
   });
 
+  it('list-map keys use their default: a port without protocol is the TCP item (TestDefaultMissingKeys)', () => {
+    const withPort = (port: Record<string, unknown>): KubeObject => {
+      const cfg = depConfig(undefined, 'nginx:latest');
+      ((cfg.spec as { template: { spec: { containers: Record<string, unknown>[] } } }).template.spec.containers[0] as Record<string, unknown>).ports = [port];
+      return cfg;
+    };
+    const live = stored(applyDep(undefined, withPort({ name: 'foo', containerPort: 80 }), 'test_applier').object);
+    const err = conflictOf(() => applyDep(live, withPort({ name: 'bar', containerPort: 80, protocol: 'TCP' }), 'test_applier_conflict', { now: T1 }));
+    assert.deepEqual(err.status.details?.causes?.map((c) => c.field), ['.spec.template.spec.containers[name="nginx"].ports[containerPort=80,protocol="TCP"].name']);
+  });
+
   it('force takes the fields over', () => {
     const live = stored(applyDep(undefined, depConfig(3), 'alpha').object);
     const r = applyDep(live, depConfig(4), 'beta', { force: true, now: T1 });
