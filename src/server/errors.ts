@@ -1,3 +1,5 @@
+import { renderFieldValue } from './field-value.js';
+
 /**
  * kube-apiserver's error vocabulary: every failure leaves the server as a
  * `Status` object with the same reason, code, message and details kube-apiserver
@@ -214,6 +216,7 @@ export interface FieldError {
     | 'FieldValueTooMany'
     | 'FieldValueDuplicate'
     | 'FieldValueTypeInvalid'
+    | 'FieldValueNotFound'
     | 'InternalError';
   field: string;
   /** The offending value, rendered into the message (omitted for Required/Forbidden). */
@@ -232,23 +235,17 @@ const FIELD_ERROR_LABEL: Record<FieldError['type'], string> = {
   FieldValueTooMany: 'Too many',
   FieldValueDuplicate: 'Duplicate value',
   FieldValueTypeInvalid: 'Invalid value',
+  FieldValueNotFound: 'Not found',
   InternalError: 'Internal error',
 };
 
-/** Renders a value the way field.Error does (%#v-like for strings, plain for others). */
-function renderValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (value === null || value === undefined) return 'null';
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
-}
 
 /** The error body after the field path, e.g. `Invalid value: "x": must be ...` (field.Error.ErrorBody). */
 export function fieldErrorBody(e: FieldError): string {
   let s = FIELD_ERROR_LABEL[e.type];
   // field.Error.ErrorBody: Required, Forbidden, TooLong and Internal never show the value.
   const withValue = e.type !== 'FieldValueRequired' && e.type !== 'FieldValueForbidden' && e.type !== 'InternalError' && e.type !== 'FieldValueTooLong';
-  if (withValue && 'value' in e) s += `: ${renderValue(e.value)}`;
+  if (withValue && 'value' in e) s += `: ${renderFieldValue(e.value)}`;
   if (e.type === 'FieldValueNotSupported' && e.supported) {
     s += `: supported values: ${e.supported.map((v) => JSON.stringify(v)).join(', ')}`;
   } else if (e.detail) {

@@ -1,4 +1,5 @@
 import type { FieldError } from '../../server/errors.js';
+export { goRepr, type GoRepr } from '../../server/field-value.js';
 
 /**
  * field.Error constructors with kube's wording (apimachinery
@@ -71,7 +72,7 @@ export function tooMany(field: string, actual: number, max: number): FieldError 
  * kube sends in details.causes.
  */
 export function notFound(field: string, value: unknown): FieldError {
-  return { type: 'FieldValueNotFound' as FieldError['type'], field, value };
+  return { type: 'FieldValueNotFound', field, value };
 }
 
 export const FIELD_IMMUTABLE = 'field is immutable';
@@ -86,10 +87,4 @@ export function inclusiveRange(lo: number, hi: number): string {
 }
 
 /** A pre-rendered Go %#v form, for values kube renders as Go structs, maps or slices. */
-export interface GoRepr {
-  goRepr: string;
-}
 
-export function goRepr(text: string): GoRepr {
-  return { goRepr: text };
-}
