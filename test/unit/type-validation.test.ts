@@ -16,13 +16,9 @@ function defaulted(group: string, version: string, kind: string, obj: KubeObject
   return copy;
 }
 
-/** field: body, rendered the way kube's aggregate message lists causes (values via renderFieldValue). */
+/** field: body, rendered the way kube's aggregate message lists causes. */
 function render(errs: FieldError[]): string[] {
-  return errs.map((e) => {
-    const s = fieldErrorString(e);
-    if (!('value' in e) || typeof e.value !== 'object' || e.value === null) return s;
-    return s.replace(JSON.stringify(e.value), renderFieldValue(e.value));
-  });
+  return errs.map(fieldErrorString);
 }
 
 const container = { name: 'app', image: 'nginx:1.27' };
