@@ -1,0 +1,565 @@
+/**
+ * A pass over a JSON body that decides, without building values, what
+ * kube-apiserver's decoder (sigs.k8s.io/json, a fork of encoding/json) says
+ * about it when decoding into the kind's Go struct:
+ *
+ * - the strict errors (`unknown field "spec.foo"`, `duplicate field
+ *   "metadata.name"`), in document order, each message once, at most 100 —
+ *   sigs.k8s.io/json's saveStrictError;
+ * - the decode error, with encoding/json's precedence: an error returned by a
+ *   custom UnmarshalJSON (Quantity, IntOrString, Time, ...) stops decoding at
+ *   once; otherwise the first "saved" error (UnmarshalTypeError, base64) wins;
+ *   either one discards the strict errors.
+ *
+ * It works on the raw text because JSON.parse has already lost what matters:
+ * duplicate keys, and number literals (`1.0` is not an int32 for Go).
+ *
+ * Paths follow the two stacks the Go decoder keeps: strict errors print the
+ * full path with list indexes and map keys (`spec.containers[0].foo`), type
+ * errors print the innermost struct's name and the chain of struct field
+ * names only (`PodSpec.spec.template.spec.containers`).
+ */
+
+import { base64Error, intLiteralFits, floatLiteralFits, quantityError, RFC3339, RFC3339_MICRO, strconvQuote, timeParseError, uint8LiteralFits, unmarshalTypeError } from './go-text.js';
+import { ANY, type FieldType, Kind, STRING, listOf } from './schema.js';
+
+export interface ScanOptions {
+  /** Collect unknown and duplicate fields (the strict decoder kube uses for Warn and Strict). */
+  readonly strict: boolean;
+  /** Prefix of every strict error (json patch bodies: "json patch "). */
+  readonly strictPrefix?: string;
+}
+
+export interface ScanResult {
+  /** Strict errors in kube's order; empty when `error` is set (kube drops them then). */
+  readonly strictErrors: string[];
+  /** The decode error kube would report, e.g. `json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`. */
+  readonly error: string | undefined;
+  /**
+   * A key was repeated with an object (or list of objects) both times where Go
+   * decodes the second into the first: the value JSON.parse kept (the last)
+   * is not what kube stores.
+   */
+  readonly mergedDuplicates: boolean;
+}
+
+/** sigs.k8s.io/json stops accumulating strict errors here. */
+const MAX_STRICT_ERRORS = 100;
+
+class FatalDecodeError extends Error {}
+
+/** Thrown when the text is not JSON; callers only scan what they already decoded. */
+export class MalformedJsonError extends Error {
+  constructor(at: number) {
+    super(`field validation: malformed JSON at offset ${at}`);
+    this.name = 'MalformedJsonError';
+  }
+}
+
+const enum Frame {
+  Field = 0,
+  Key = 1,
+  Index = 2,
+}
+
+class Scanner {
+  private i = 0;
+  private readonly n: number;
+  private strict: boolean;
+  /** Context stack: one frame per level entered. Parallel arrays avoid an allocation per level. */
+  private depth = 0;
+  /** First frame of the current decoder: nested decodes (UnmarshalJSON calling json.Unmarshal) start afresh. */
+  private base = 0;
+  private readonly frameKind: Frame[] = [];
+  private readonly frameName: string[] = [];
+  private readonly frameIndex: number[] = [];
+  private readonly frameStruct: string[] = [];
+  private saved: string | undefined;
+  readonly strictErrors: string[] = [];
+  private readonly seenMessages = new Set<string>();
+  mergedDuplicates = false;
+
+  constructor(
+    private readonly s: string,
+    strict: boolean,
+    private readonly strictPrefix: string,
+  ) {
+    this.n = s.length;
+    this.strict = strict;
+  }
+
+  run(root: FieldType): string | undefined {
+    try {
+      this.ws();
+      this.value(root);
+      return this.saved;
+    } catch (err) {
+      if (err instanceof FatalDecodeError) return err.message;
+      throw err;
+    }
+  }
+
+  // ---- context ----
+
+  private push(kind: Frame, name: string, index: number, struct: string): void {
+    const d = this.depth++;
+    this.frameKind[d] = kind;
+    this.frameName[d] = name;
+    this.frameIndex[d] = index;
+    this.frameStruct[d] = struct;
+  }
+
+  /** The strict path of a key at the current level (sigs.k8s.io/json's newFieldError). */
+  private strictPath(key: string): string {
+    let p = '';
+    for (let k = 0; k < this.depth; k++) {
+      if (this.frameKind[k] === Frame.Index) p += `[${this.frameIndex[k] as number}]`;
+      else p += (p === '' ? '' : '.') + (this.frameName[k] as string);
+    }
+    return p === '' ? key : `${p}.${key}`;
+  }
+
+  private strictError(kind: 'unknown field' | 'duplicate field', key: string): void {
+    if (this.strictErrors.length >= MAX_STRICT_ERRORS) return;
+    const msg = `${this.strictPrefix}${kind} ${strconvQuote(this.strictPath(key))}`;
+    if (this.seenMessages.has(msg)) return;
+    this.seenMessages.add(msg);
+    this.strictErrors.push(msg);
+  }
+
+  /** encoding/json's saveError for an UnmarshalTypeError, with the decoder's error context. */
+  private typeError(valueDesc: string, goType: string): void {
+    if (this.saved !== undefined) return;
+    let struct = '';
+    let field = '';
+    for (let k = this.base; k < this.depth; k++) {
+      if (this.frameKind[k] !== Frame.Field) continue;
+      struct = this.frameStruct[k] as string;
+      field += (field === '' ? '' : '.') + (this.frameName[k] as string);
+    }
+    this.saved = unmarshalTypeError(valueDesc, goType, struct, field);
+  }
+
+  private saveRaw(message: string): void {
+    if (this.saved === undefined) this.saved = message;
+  }
+
+  // ---- lexing ----
+
+  private ws(): void {
+    const s = this.s;
+    let i = this.i;
+    for (;;) {
+      const c = s.charCodeAt(i);
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) i++;
+      else break;
+    }
+    this.i = i;
+  }
+
+  private expect(c: number): void {
+    this.ws();
+    if (this.s.charCodeAt(this.i) !== c) throw new MalformedJsonError(this.i);
+    this.i++;
+  }
+
+  /** Skips a string whose opening quote is at i; returns the index of the closing quote. */
+  private stringEnd(): number {
+    const s = this.s;
+    let i = this.i + 1;
+    for (;;) {
+      const c = s.charCodeAt(i);
+      if (c === 0x22) break;
+      if (c === 0x5c) i += 2;
+      else if (Number.isNaN(c)) throw new MalformedJsonError(i);
+      else i++;
+    }
+    return i;
+  }
+
+  /** Reads a string at i and returns its value. */
+  private readString(): string {
+    const start = this.i;
+    const end = this.stringEnd();
+    this.i = end + 1;
+    const raw = this.s.slice(start + 1, end);
+    return raw.includes('\\') ? (JSON.parse(this.s.slice(start, end + 1)) as string) : raw;
+  }
+
+  /** Reads a number/true/false/null literal at i and returns its text. */
+  private readLiteral(): string {
+    const s = this.s;
+    const start = this.i;
+    let i = start;
+    for (;;) {
+      const c = s.charCodeAt(i);
+      // Letters cover true/false/null and exponents; the text was valid JSON already.
+      if ((c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || (c >= 0x61 && c <= 0x7a) || c === 0x45) i++;
+      else break;
+    }
+    if (i === start) throw new MalformedJsonError(start);
+    this.i = i;
+    return s.slice(start, i);
+  }
+
+  /** Skips any value at i. */
+  private skip(): void {
+    this.ws();
+    const s = this.s;
+    const c = s.charCodeAt(this.i);
+    if (c === 0x22) {
+      this.i = this.stringEnd() + 1;
+      return;
+    }
+    if (c !== 0x7b && c !== 0x5b) {
+      this.readLiteral();
+      return;
+    }
+    let depth = 0;
+    let i = this.i;
+    for (;;) {
+      const d = s.charCodeAt(i);
+      if (d === 0x22) {
+        this.i = i;
+        i = this.stringEnd() + 1;
+        continue;
+      }
+      if (d === 0x7b || d === 0x5b) depth++;
+      else if (d === 0x7d || d === 0x5d) {
+        depth--;
+        if (depth === 0) {
+          this.i = i + 1;
+          return;
+        }
+      } else if (Number.isNaN(d)) throw new MalformedJsonError(i);
+      i++;
+    }
+  }
+
+  /** The raw text of the value at i (what a custom UnmarshalJSON receives). */
+  private rawValue(): string {
+    this.ws();
+    const start = this.i;
+    this.skip();
+    return this.s.slice(start, this.i);
+  }
+
+  /** Iterates an object's members: calls member(key) with i at the value; member must consume it. */
+  private members(member: (key: string, first: number) => void): void {
+    this.i++; // '{'
+    this.ws();
+    if (this.s.charCodeAt(this.i) === 0x7d) {
+      this.i++;
+      return;
+    }
+    for (;;) {
+      this.ws();
+      if (this.s.charCodeAt(this.i) !== 0x22) throw new MalformedJsonError(this.i);
+      const key = this.readString();
+      this.expect(0x3a);
+      this.ws();
+      member(key, this.s.charCodeAt(this.i));
+      this.ws();
+      const c = this.s.charCodeAt(this.i);
+      this.i++;
+      if (c === 0x7d) return;
+      if (c !== 0x2c) throw new MalformedJsonError(this.i - 1);
+    }
+  }
+
+  // ---- decoding ----
+
+  /** What encoding/json calls the JSON value at i in an UnmarshalTypeError ("number" without its text). */
+  private describe(c: number): string | undefined {
+    switch (c) {
+      case 0x7b:
+        return 'object';
+      case 0x5b:
+        return 'array';
+      case 0x22:
+        return 'string';
+      case 0x74:
+      case 0x66:
+        return 'bool';
+      case 0x6e:
+        return undefined; // null goes into anything
+      default:
+        return 'number';
+    }
+  }
+
+  /** A value whose JSON kind does not fit t: saved UnmarshalTypeError, value skipped. */
+  private mismatch(c: number, t: FieldType): void {
+    const desc = this.describe(c);
+    if (desc !== undefined) this.typeError(desc, t.goType);
+    this.skip();
+  }
+
+  private value(t: FieldType): void {
+    this.ws();
+    const c = this.s.charCodeAt(this.i);
+    switch (t.kind) {
+      case Kind.Struct:
+        if (c === 0x7b) this.struct(t);
+        else this.mismatch(c, t);
+        return;
+      case Kind.Map:
+        if (c === 0x7b) this.map(t);
+        else this.mismatch(c, t);
+        return;
+      case Kind.List:
+        if (c === 0x5b) this.list(t);
+        else this.mismatch(c, t);
+        return;
+      case Kind.String:
+        if (c === 0x22) this.i = this.stringEnd() + 1;
+        else this.mismatch(c, t);
+        return;
+      case Kind.Bool:
+        if (c === 0x74 || c === 0x66) this.readLiteral();
+        else this.mismatch(c, t);
+        return;
+      case Kind.Int:
+      case Kind.Float:
+      case Kind.Uint8:
+        this.number(c, t);
+        return;
+      case Kind.Bytes:
+        if (c === 0x22) {
+          const err = base64Error(this.readString());
+          if (err !== undefined) this.saveRaw(err);
+        } else if (c === 0x5b) this.list(t);
+        else this.mismatch(c, t);
+        return;
+      case Kind.Quantity:
+        this.quantity(c);
+        return;
+      case Kind.IntOrString:
+        this.intOrString(c);
+        return;
+      case Kind.Time:
+      case Kind.MicroTime:
+        this.time(c, t.kind === Kind.Time ? RFC3339 : RFC3339_MICRO);
+        return;
+      case Kind.Any:
+        if (c === 0x7b) this.anyObject();
+        else if (c === 0x5b) this.anyList();
+        else this.skip();
+        return;
+      case Kind.SchemaOrBool:
+        if (c === 0x7b) this.nested(t.elem);
+        else if (c === 0x74 || c === 0x66 || c === 0x6e) this.readLiteral();
+        else {
+          this.skip();
+          throw new FatalDecodeError('boolean or JSON schema expected');
+        }
+        return;
+      case Kind.SchemaOrArray:
+        if (c === 0x7b) this.nested(t.elem);
+        else if (c === 0x5b) this.nested(listOf(t.elem));
+        else this.skip();
+        return;
+      case Kind.SchemaOrStringArray:
+        if (c === 0x7b) this.nested(t.elem);
+        else if (c === 0x5b) this.nested(listOf(STRING));
+        else this.skip();
+        return;
+      default:
+        this.skip();
+    }
+  }
+
+  private number(c: number, t: FieldType): void {
+    if (c === 0x6e || !((c >= 0x30 && c <= 0x39) || c === 0x2d)) {
+      this.mismatch(c, t);
+      return;
+    }
+    const lit = this.readLiteral();
+    const ok = t.kind === Kind.Int ? intLiteralFits(lit, t.bits) : t.kind === Kind.Uint8 ? uint8LiteralFits(lit) : floatLiteralFits(lit, t.bits);
+    if (!ok) this.typeError(`number ${lit}`, t.goType);
+  }
+
+  private struct(t: FieldType): void {
+    let seen: Map<string, number> | undefined;
+    let firstKey: string | undefined;
+    let firstChar = 0;
+    this.members((key, first) => {
+      const f = t.field(key);
+      if (f === undefined) {
+        if (this.strict && !t.preserveUnknown) this.strictError('unknown field', key);
+        this.skip();
+        return;
+      }
+      if (this.strict) {
+        // Only declared fields are tracked: a repeated unknown key is reported once, as unknown.
+        let prev: number | undefined;
+        if (firstKey === undefined) {
+          firstKey = key;
+          firstChar = first;
+        } else {
+          if (seen === undefined) seen = new Map([[firstKey, firstChar]]);
+          prev = seen.get(key);
+          if (prev === undefined) seen.set(key, first);
+        }
+        if (prev !== undefined) {
+          this.strictError('duplicate field', key);
+          if (mergesInto(f, prev, first)) this.mergedDuplicates = true;
+        }
+      }
+      this.push(Frame.Field, key, 0, t.structName);
+      this.value(f);
+      this.depth--;
+    });
+  }
+
+  private map(t: FieldType): void {
+    const elem = t.elem;
+    let seen: Set<string> | undefined;
+    this.members((key) => {
+      if (this.strict) {
+        if (seen === undefined) seen = new Set();
+        if (seen.has(key)) this.strictError('duplicate field', key);
+        else seen.add(key);
+      }
+      this.push(Frame.Key, key, 0, '');
+      this.value(elem);
+      this.depth--;
+    });
+  }
+
+  private list(t: FieldType): void {
+    const elem = t.elem;
+    this.i++; // '['
+    this.ws();
+    if (this.s.charCodeAt(this.i) === 0x5d) {
+      this.i++;
+      return;
+    }
+    for (let idx = 0; ; idx++) {
+      this.push(Frame.Index, '', idx, '');
+      this.value(elem);
+      this.depth--;
+      this.ws();
+      const c = this.s.charCodeAt(this.i);
+      this.i++;
+      if (c === 0x5d) return;
+      if (c !== 0x2c) throw new MalformedJsonError(this.i - 1);
+    }
+  }
+
+  /** interface{}: objects become maps (duplicates count), lists hold interface{} items. */
+  private anyObject(): void {
+    let seen: Set<string> | undefined;
+    this.members((key) => {
+      if (this.strict) {
+        if (seen === undefined) seen = new Set();
+        if (seen.has(key)) this.strictError('duplicate field', key);
+        else seen.add(key);
+      }
+      this.push(Frame.Key, key, 0, '');
+      this.value(ANY);
+      this.depth--;
+    });
+  }
+
+  private anyList(): void {
+    this.i++;
+    this.ws();
+    if (this.s.charCodeAt(this.i) === 0x5d) {
+      this.i++;
+      return;
+    }
+    for (let idx = 0; ; idx++) {
+      this.push(Frame.Index, '', idx, '');
+      this.value(ANY);
+      this.depth--;
+      this.ws();
+      const c = this.s.charCodeAt(this.i);
+      this.i++;
+      if (c === 0x5d) return;
+      if (c !== 0x2c) throw new MalformedJsonError(this.i - 1);
+    }
+  }
+
+  /** resource.Quantity.UnmarshalJSON: the raw bytes, quotes stripped, spaces trimmed, parsed. */
+  private quantity(c: number): void {
+    if (c === 0x6e) {
+      this.readLiteral();
+      return;
+    }
+    let raw = this.rawValue();
+    if (raw.length >= 2 && raw.charCodeAt(0) === 0x22 && raw.charCodeAt(raw.length - 1) === 0x22) raw = raw.slice(1, -1);
+    const err = quantityError(raw.trim());
+    if (err !== undefined) throw new FatalDecodeError(err);
+  }
+
+  /** intstr.IntOrString.UnmarshalJSON: a string, or json.Unmarshal into int32 with a fresh decoder. */
+  private intOrString(c: number): void {
+    if (c === 0x22 || c === 0x6e) {
+      this.skip();
+      return;
+    }
+    if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {
+      const lit = this.readLiteral();
+      if (!intLiteralFits(lit, 32)) throw new FatalDecodeError(unmarshalTypeError(`number ${lit}`, 'int32', '', ''));
+      return;
+    }
+    const desc = this.describe(c) as string;
+    this.skip();
+    throw new FatalDecodeError(unmarshalTypeError(desc, 'int32', '', ''));
+  }
+
+  /** metav1.Time/MicroTime.UnmarshalJSON: json.Unmarshal into a string, then time.Parse. */
+  private time(c: number, layout: typeof RFC3339 | typeof RFC3339_MICRO): void {
+    if (c === 0x6e) {
+      this.readLiteral();
+      return;
+    }
+    if (c !== 0x22) {
+      const desc = this.describe(c) as string;
+      this.skip();
+      throw new FatalDecodeError(unmarshalTypeError(desc, 'string', '', ''));
+    }
+    const err = timeParseError(this.readString(), layout);
+    if (err !== undefined) throw new FatalDecodeError(err);
+  }
+
+  /**
+   * A custom UnmarshalJSON that calls k8s.io/apimachinery's json.Unmarshal on
+   * its bytes: a fresh, non-strict decoder whose first error becomes the
+   * method's (fatal) error. Unknown fields inside are dropped silently.
+   */
+  private nested(t: FieldType): void {
+    const base = this.base;
+    const strict = this.strict;
+    const saved = this.saved;
+    this.base = this.depth;
+    this.strict = false;
+    this.saved = undefined;
+    this.value(t);
+    const inner = this.saved;
+    this.base = base;
+    this.strict = strict;
+    this.saved = saved;
+    if (inner !== undefined) throw new FatalDecodeError(inner);
+  }
+}
+
+/**
+ * Whether Go decodes a repeated field's second value into the first instead
+ * of replacing it: structs merge field by field, maps keep earlier entries,
+ * and slices reuse their elements (which merge when they are structs or maps).
+ */
+function mergesInto(t: FieldType, prevFirst: number, first: number): boolean {
+  if (prevFirst !== first) return false;
+  if (first === 0x7b) return t.kind === Kind.Struct || t.kind === Kind.Map;
+  if (first === 0x5b && t.kind === Kind.List) return t.elem.kind === Kind.Struct || t.elem.kind === Kind.Map;
+  return false;
+}
+
+/** Scans `text` (valid JSON) as kube-apiserver decodes it into the Go type `root`. */
+export function scanJson(text: string, root: FieldType, options: ScanOptions): ScanResult {
+  const sc = new Scanner(text, options.strict, options.strictPrefix ?? '');
+  const error = sc.run(root);
+  return { strictErrors: error === undefined ? sc.strictErrors : [], error, mergedDuplicates: error === undefined && sc.mergedDuplicates };
+}
