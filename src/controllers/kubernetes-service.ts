@@ -3,6 +3,7 @@ import { cloneObject, jsonEqual, nowTimestamp, type KubeObject } from '../regist
 import type { ResourceStore } from '../registry/resource-store.js';
 import { formatIpv4, type Ipv4Range } from '../registry/services/cidr.js';
 import type { Controller } from './controller.js';
+import { applyDefaults } from '../registry/defaults/index.js';
 
 /**
  * kube-apiserver's bootstrap controller: the `default` ServiceCIDR for
@@ -114,7 +115,11 @@ export class KubernetesService implements Controller {
     }
     if (!current) {
       try {
-        const created = await store.create(desired, namespace);
+        // As if it came through the API: the type's defaults first.
+        const defaulted = cloneObject(desired);
+        const [group, version] = defaulted.apiVersion!.includes('/') ? defaulted.apiVersion!.split('/') : ['', defaulted.apiVersion!];
+        applyDefaults(group!, version!, defaulted.kind!, defaulted);
+        const created = await store.create(defaulted, namespace);
         if (desired.kind === 'ServiceCIDR') await this.markReady(store, created);
       } catch (err) {
         if (!isApiError(err, 'AlreadyExists')) throw err;

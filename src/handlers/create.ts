@@ -5,6 +5,7 @@ import { badRequest } from '../server/errors.js';
 import { readObjectBody } from '../server/body.js';
 import { writeEncoded } from '../server/respond.js';
 import { renderObject } from './get.js';
+import { recordUpdate, updateManager } from './field-manager.js';
 import { parseDryRun, parseFieldManager, parseFieldValidation, type OptionsKind } from './options.js';
 import type { ResourceScope } from './scope.js';
 
@@ -49,7 +50,9 @@ export async function handleCreate(scope: ResourceScope, admission: AdmissionCha
   const { ctx, info } = scope;
   const neg = scope.negotiate();
   const opts = parseWriteOptions(scope, 'CreateOptions');
-  const obj = checkBodyObject(scope, await readObjectBody(ctx, scope.typeInfo));
+  const decoded = checkBodyObject(scope, await readObjectBody(ctx, scope.typeInfo));
+  scope.applyDefaults(decoded);
+  const obj = recordUpdate(scope, undefined, decoded, updateManager(scope, opts.fieldManager));
   const meta = metaOf(obj);
   if (info.namespaced) meta.namespace = scope.namespace;
   await admission.run({

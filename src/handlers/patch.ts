@@ -12,6 +12,7 @@ import { patchSchemaFor } from '../patch/schema.js';
 import { toApiError } from '../patch/errors.js';
 import { parseWriteOptions } from './create.js';
 import { renderObject } from './get.js';
+import { recordUpdate, updateManager } from './field-manager.js';
 import { notImplemented } from './dispatch.js';
 import type { ResourceScope } from './scope.js';
 
@@ -76,6 +77,7 @@ export async function handlePatch(scope: ResourceScope, admission: AdmissionChai
   const neg = scope.negotiate();
   const opts = parseWriteOptions(scope, 'PatchOptions');
   const patcher = await readPatch(scope, info.definition);
+  const manager = updateManager(scope, opts.fieldManager);
   const subresource = scope.subresource === 'status' ? 'status' : '';
   const result = await scope.store.update(
     info.namespaced ? scope.namespace : undefined,
@@ -83,7 +85,9 @@ export async function handlePatch(scope: ResourceScope, admission: AdmissionChai
     async (current) => {
       if (!current) throw notFound(scope.groupResource, scope.name);
       const served = scope.toServed(current);
-      const patched = patcher(cloneObject(served));
+      const result = patcher(cloneObject(served));
+      scope.applyDefaults(result);
+      const patched = recordUpdate(scope, served, result, manager);
       await admission.run({
         operation: 'UPDATE',
         resource: info,

@@ -3,6 +3,7 @@ import type { ServedType } from '../codec/cached-encoding.js';
 import { negotiate, type Negotiated } from '../codec/negotiate.js';
 import { supportsProtobuf } from '../codec/protobuf/index.js';
 import { apiVersionOf } from '../registry/object.js';
+import { applyDefaults } from '../registry/defaults/index.js';
 import { toServedVersion, toStorageVersion } from '../registry/convert.js';
 import type { KubeObject } from '../registry/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
@@ -67,6 +68,11 @@ export class ResourceScope {
   }
 
   private servedType: ServedType | undefined;
+
+  /** kube's defaulting of the served version (what decoding a request does), in place. */
+  applyDefaults(obj: KubeObject): void {
+    applyDefaults(this.info.group, this.info.version, this.info.kind, obj);
+  }
 
   toServed(obj: KubeObject): KubeObject {
     return toServedVersion(obj, this.info);

@@ -5,6 +5,7 @@ import { readObjectBody } from '../server/body.js';
 import { writeEncoded } from '../server/respond.js';
 import { checkBodyObject, parseWriteOptions } from './create.js';
 import { renderObject } from './get.js';
+import { recordUpdate, updateManager } from './field-manager.js';
 import type { ResourceScope } from './scope.js';
 
 /** PUT of a whole object (or of its status): an update, or a create where the type allows it. */
@@ -18,23 +19,27 @@ export async function handleUpdate(scope: ResourceScope, admission: AdmissionCha
     throw badRequest(`the name of the object (${meta.name ?? ''}) does not match the name on the URL (${scope.name})`);
   }
   if (info.namespaced) meta.namespace = scope.namespace;
+  scope.applyDefaults(obj);
+  const manager = updateManager(scope, opts.fieldManager);
   const subresource = scope.subresource === 'status' ? 'status' : '';
   const result = await scope.store.update(
     info.namespaced ? scope.namespace : undefined,
     { name: scope.name, dryRun: opts.dryRun, subresource },
     async (current) => {
+      const old = current ? scope.toServed(current) : undefined;
+      const updated = recordUpdate(scope, old, obj, manager);
       await admission.run({
         operation: current ? 'UPDATE' : 'CREATE',
         resource: info,
         subresource,
         namespace: scope.namespace,
         name: scope.name,
-        object: obj,
-        ...(current ? { oldObject: scope.toServed(current) } : {}),
+        object: updated,
+        ...(old ? { oldObject: old } : {}),
         dryRun: opts.dryRun,
         ...(ctx.user ? { user: ctx.user } : {}),
       });
-      return scope.toStorage(obj);
+      return scope.toStorage(updated);
     },
   );
   writeEncoded(ctx, result.created ? 201 : 200, renderObject(scope, scope.toServed(result.object), neg.view), neg.encoding, neg.contentType);

@@ -36,7 +36,7 @@ export class Registry {
         prefix: this.keys.resourcePrefix(group, info.name),
         fields: fields.extract,
       };
-      const strategy = strategyFor(group, info.name);
+      const strategy = strategyFor(group, info.name, info.storage.kind);
       const Store = group === '' && info.name === 'namespaces' ? NamespaceStore : group === '' && info.name === 'services' ? ServiceStore : ResourceStore;
       rs = new Store(desc, strategy, this.store, this.cacheOptions);
       this.stores.set(id, rs);

@@ -354,7 +354,8 @@ export class ResourceStore {
     const errs: FieldError[] = [
       ...validateObjectMetaUpdate(meta, curMeta),
       ...validateObjectMeta(meta, { namespaced: this.desc.namespaced, nameRule: this.strategy.nameRule }),
-      ...(this.strategy.validateUpdate?.(next, current) ?? this.strategy.validate?.(next) ?? []),
+      // Trusted server-side writes (binding, finalize) skip the type's update rules, as kube's raw storage updates do.
+      ...(mode === 'internal' ? [] : (this.strategy.validateUpdate?.(next, current) ?? this.strategy.validate?.(next) ?? [])),
     ];
     if (errs.length > 0) throw invalid({ group: this.desc.group, kind: this.desc.kind }, curMeta.name ?? '', errs);
     return next;

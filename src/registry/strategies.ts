@@ -1,8 +1,9 @@
-import type { FieldError } from '../server/errors.js';
 import { metaOf, type KubeObject } from './object.js';
 import { DEFAULT_STRATEGY, type Strategy } from './strategy.js';
 import { STRATEGY_FACTS, type StrategyFacts } from './strategy-facts.js';
 import { NAMESPACE_FINALIZER } from './namespaces.js';
+import { prepareJobForCreate, preparePodForCreate } from './defaults/index.js';
+import { hasValidation, validateObject, validateObjectUpdate } from './validation/index.js';
 
 /**
  * The strategy of each resource: kube-apiserver's per-type facts
@@ -68,20 +69,8 @@ function podStrategy(base: Strategy): Strategy {
   };
 }
 
-function validateSecretImmutable(obj: KubeObject, old: KubeObject): FieldError[] {
-  if (old.immutable !== true) return [];
-  const errs: FieldError[] = [];
-  if (obj.immutable !== true) errs.push({ type: 'FieldValueForbidden', field: 'immutable', detail: 'field is immutable when `immutable` is set' });
-  for (const field of ['data', 'binaryData', 'stringData']) {
-    if (JSON.stringify(obj[field] ?? null) !== JSON.stringify(old[field] ?? null)) {
-      errs.push({ type: 'FieldValueForbidden', field, detail: 'field is immutable when `immutable` is set' });
-    }
-  }
-  return errs;
-}
-
-/** Secrets: stringData is write-only and lands base64-encoded in data; type defaults to Opaque. */
-function normalizeSecret(obj: KubeObject): void {
+/** Secrets: stringData is write-only and lands base64-encoded in data (kube's v1 conversion). */
+function mergeStringData(obj: KubeObject): void {
   const stringData = obj.stringData;
   if (stringData && typeof stringData === 'object' && !Array.isArray(stringData)) {
     const data = { ...((obj.data as Record<string, string> | undefined) ?? {}) };
@@ -89,23 +78,29 @@ function normalizeSecret(obj: KubeObject): void {
     obj.data = data;
   }
   delete obj.stringData;
-  if (!obj.type) obj.type = 'Opaque';
-}
-
-function secretStrategy(base: Strategy): Strategy {
-  return { ...base, prepareForCreate: normalizeSecret, prepareForUpdate: normalizeSecret, validateUpdate: validateSecretImmutable };
 }
 
 const OVERRIDES: Record<string, (base: Strategy) => Strategy> = {
   '/namespaces': namespaceStrategy,
-  '/pods': podStrategy,
-  '/configmaps': (base) => ({ ...base, validateUpdate: validateSecretImmutable }),
-  '/secrets': secretStrategy,
+  '/pods': (base) => ({ ...podStrategy(base), prepareForCreate: preparePodForCreate }),
+  '/secrets': (base) => ({ ...base, prepareForCreate: mergeStringData, prepareForUpdate: mergeStringData }),
+  'batch/jobs': (base) => ({ ...base, prepareForCreate: prepareJobForCreate }),
 };
 
-export function strategyFor(group: string, resource: string): Strategy {
+/** The type's validation (registry/validation), where it has one, on top of the metadata rules. */
+function withValidation(s: Strategy, group: string, kind: string): Strategy {
+  if (!hasValidation(group, kind)) return s;
+  return {
+    ...s,
+    validate: (obj) => validateObject(group, kind, obj),
+    validateUpdate: (obj, old) => validateObjectUpdate(group, kind, obj, old),
+  };
+}
+
+/** The strategy of a stored resource (`group`/`resource` of its storage version, `kind` its storage kind). */
+export function strategyFor(group: string, resource: string, kind: string): Strategy {
   const key = `${group}/${resource}`;
-  const base = fromFacts(STRATEGY_FACTS[key]);
+  const base = withValidation(fromFacts(STRATEGY_FACTS[key]), group, kind);
   const override = OVERRIDES[key];
   return override ? override(base) : base;
 }

@@ -125,7 +125,7 @@ function resource(store: Store, resourceName: 'configmaps' | 'secrets', opts: Wa
   const fields = fieldExtractorFor('', resourceName, true);
   return new ResourceStore(
     { group: '', resource: resourceName, kind: resourceName === 'configmaps' ? 'ConfigMap' : 'Secret', namespaced: true, prefix: keys.resourcePrefix('', resourceName), fields: fields.extract },
-    strategyFor('', resourceName),
+    strategyFor('', resourceName, resourceName === 'configmaps' ? 'ConfigMap' : 'Secret'),
     store,
     opts,
   );

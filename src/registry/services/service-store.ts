@@ -2,6 +2,10 @@ import { internalError, invalid, type FieldError } from '../../server/errors.js'
 import { cloneObject, type KubeObject } from '../object.js';
 import { generateName, ResourceStore, type DeleteOptions, type DeleteResult, type UpdateFunc, type UpdateOptions, type UpdateResult } from '../resource-store.js';
 import { AllocationError, type ClusterIpAllocator, type NodePortAllocator, type ServiceRef } from './allocators.js';
+import { familiesToAllocate, initServiceIPFamilies, normalizeClusterIPs, setAllocatedClusterIPs, type IPFamily } from '../defaults/index.js';
+
+/** The families this cluster serves: single-stack IPv4 (the allocator's range). */
+const CLUSTER_FAMILIES: readonly IPFamily[] = ['IPv4'];
 
 /**
  * Services: kube-apiserver's service REST wraps the generic store to allocate
@@ -67,6 +71,21 @@ function clusterIpOf(spec: ServiceSpec): string | undefined {
   return ip && ip !== 'None' ? ip : undefined;
 }
 
+/**
+ * kube's dropTypeDependentFields: fields that only mean something for some
+ * Service types are cleared when the type changes away from them, if the
+ * request left them as they were (so `kubectl patch -p {"spec":{"type":"ClusterIP"}}` works).
+ */
+function dropTypeDependentFields(spec: ServiceSpec, prev: ServiceSpec): void {
+  const external = wantsNodePorts(spec);
+  const unchanged = (f: string): boolean => JSON.stringify(spec[f]) === JSON.stringify(prev[f]);
+  if (!external && spec.externalTrafficPolicy !== undefined && unchanged('externalTrafficPolicy')) delete spec.externalTrafficPolicy;
+  if (!wantsHealthCheckPort(spec) && spec.healthCheckNodePort !== undefined && unchanged('healthCheckNodePort')) delete spec.healthCheckNodePort;
+  if (typeOf(spec) !== 'LoadBalancer') {
+    for (const f of ['allocateLoadBalancerNodePorts', 'loadBalancerClass']) if (spec[f] !== undefined && unchanged(f)) delete spec[f];
+  }
+}
+
 export class ServiceStore extends ResourceStore {
   private allocators: ServiceAllocators | undefined;
 
@@ -92,30 +111,38 @@ export class ServiceStore extends ResourceStore {
     const type = typeOf(spec);
 
     if (type !== 'ExternalName') {
-      const requested = spec.clusterIP || spec.clusterIPs?.[0] || '';
       const had = clusterIpOf(prevSpec);
-      if (requested === 'None') {
-        spec.clusterIP = 'None';
-        spec.clusterIPs = ['None'];
-      } else if (had && (!requested || requested === had)) {
-        spec.clusterIP = had;
-        spec.clusterIPs = [had];
-      } else {
+      // An update that leaves the allocated values out keeps them (kube's patchAllocatedValues).
+      if (had && !spec.clusterIP && !spec.clusterIPs?.length) {
+        spec.clusterIP = prevSpec.clusterIP;
+        spec.clusterIPs = prevSpec.clusterIPs ? [...prevSpec.clusterIPs] : [had];
+        if (!spec.ipFamilies && prevSpec.ipFamilies) spec.ipFamilies = [...prevSpec.ipFamilies];
+      }
+      normalizeClusterIPs(next);
+      const familyErrs = initServiceIPFamilies(next, prev, CLUSTER_FAMILIES);
+      if (familyErrs.length > 0) throw invalid({ group: '', kind: 'Service' }, next.metadata?.name ?? '', familyErrs);
+      const requested = spec.clusterIP ?? '';
+      const allocated: Partial<Record<IPFamily, string>> = {};
+      if (requested && requested !== 'None' && requested !== had) {
         try {
-          let ip = requested;
-          if (ip) await alloc.clusterIps.allocateSpecific(ip, owner, dryRun);
-          else ip = await alloc.clusterIps.allocateNext(owner, dryRun);
-          if (!dryRun) reserved.ips.push(ip);
-          spec.clusterIP = ip;
-          spec.clusterIPs = [ip];
+          await alloc.clusterIps.allocateSpecific(requested, owner, dryRun);
+          if (!dryRun) reserved.ips.push(requested);
         } catch (err) {
           if (!(err instanceof AllocationError)) throw err;
-          if (err.full) throw internalError(`failed to allocate a serviceIP: ${err.message}`);
           errs.push({ type: 'FieldValueInvalid', field: 'spec.clusterIPs', value: [requested], detail: `failed to allocate IP ${requested}: ${err.message}` });
         }
       }
-      spec.ipFamilies ??= ['IPv4'];
-      spec.ipFamilyPolicy ??= 'SingleStack';
+      for (const family of familiesToAllocate(next)) {
+        try {
+          const ip = await alloc.clusterIps.allocateNext(owner, dryRun);
+          if (!dryRun) reserved.ips.push(ip);
+          allocated[family] = ip;
+        } catch (err) {
+          if (!(err instanceof AllocationError)) throw err;
+          throw internalError(`failed to allocate a serviceIP: ${err.message}`);
+        }
+      }
+      setAllocatedClusterIPs(next, allocated);
     }
 
     if (wantsNodePorts(spec)) {
@@ -149,6 +176,7 @@ export class ServiceStore extends ResourceStore {
     } else {
       for (const p of spec.ports ?? []) delete p.nodePort;
     }
+    dropTypeDependentFields(spec, prevSpec);
     next.spec = spec;
     if (errs.length > 0) throw invalid({ group: '', kind: 'Service' }, next.metadata?.name ?? '', errs);
   }
