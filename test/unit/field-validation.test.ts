@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 
 import { load } from 'js-yaml';
 
-import { type CheckFieldsResult, type FieldValidation, checkFields } from '../../src/validation/fields/index.js';
+import { type CheckFieldsResult, type FieldValidation, checkFields, decodeYamlWithDuplicates, strictWarnings, yamlDuplicateKeys } from '../../src/validation/fields/index.js';
 import { ApiError } from '../../src/server/errors.js';
 
 const DEPLOYMENT = 'io.k8s.api.apps.v1.Deployment';
@@ -394,8 +394,37 @@ describe('field validation: YAML bodies', () => {
     assert.deepEqual(r.warnings, []);
   });
 
+  it('decodes and finds duplicates in one parse', () => {
+    const { documents, duplicateKeys } = decodeYamlWithDuplicates(INVALID_BODY_YAML);
+    assert.equal(documents.length, 1);
+    assert.deepEqual(duplicateKeys, YAML_WARNINGS.slice(0, 4));
+    const doc = documents[0] as { metadata: { name: string }; spec: { paused: boolean } };
+    assert.equal(doc.metadata.name, 'test-deployment', 'a repeated key keeps its last value');
+    assert.equal(doc.spec.paused, false);
+    const r = checkFields({ body: INVALID_BODY_YAML, contentType: 'yaml', decoded: doc, definition: DEPLOYMENT, level: 'Warn', endpoint: APPS_V1_DEPLOYMENT, yamlDuplicateKeys: duplicateKeys });
+    assert.deepEqual(r.warnings, YAML_WARNINGS);
+  });
+
+  it('does not expand merge keys or aliases', () => {
+    const body = 'metadata:\n  labels: &l\n    a: x\n  annotations:\n    <<: *l\n    a: y\n  finalizers: *l\n';
+    assert.deepEqual(yamlDuplicateKeys(body), []);
+  });
+
   it('prunes YAML bodies too', () => {
     assert.deepEqual(check('metadata:\n  name: a\n  bogus: 1\nspec:\n  paused: true\n', 'Ignore', { yaml: true }).object, { metadata: { name: 'a' }, spec: { paused: true } });
+  });
+});
+
+describe('field validation: warnings', () => {
+  it('splits yaml.v2 errors into one warning per line, short or long prefix', () => {
+    assert.deepEqual(
+      strictWarnings([
+        'yaml: unmarshal errors:\n  line 2: key "a" already set in map\n  line 3: key "b" already set in map',
+        'unknown field "x"',
+        'error converting YAML to JSON: yaml: unmarshal errors:\n  line 9: key "c" already set in map',
+      ]),
+      ['line 2: key "a" already set in map', 'line 3: key "b" already set in map', 'unknown field "x"', 'line 9: key "c" already set in map'],
+    );
   });
 });
 

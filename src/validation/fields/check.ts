@@ -46,6 +46,11 @@ export interface CheckFieldsInput {
   readonly level: FieldValidation;
   /** The endpoint's group/version/kind, for kube's "<Kind> in version ... cannot be handled as a <Kind>" text. */
   readonly endpoint: EndpointKind;
+  /**
+   * YAML only: the body's duplicate keys when the caller decoded it with
+   * decodeYamlWithDuplicates (saves parsing the text a second time).
+   */
+  readonly yamlDuplicateKeys?: readonly string[];
   /** Defaults to loadDefinitions(). */
   readonly definitions?: DefinitionsSource;
 }
@@ -120,25 +125,25 @@ export function checkFields(input: CheckFieldsInput): CheckFieldsResult {
   const t = rootType(input.definition, input.definitions);
   if (t === undefined) return { object: input.decoded, warnings: [] };
   const strict = input.level !== 'Ignore';
-  const text = textOf(input.body);
   const errs: string[] = [];
   let object: unknown;
   if (input.contentType === 'yaml') {
     // YAMLToJSONStrict's duplicate keys first, then the JSON decoder's view of the
     // converted document, whose keys Go's map encoding sorted.
     if (strict) {
-      const dups = yamlDuplicateKeys(text);
+      const dups = input.yamlDuplicateKeys ?? yamlDuplicateKeys(textOf(input.body));
       if (dups.length > 0) errs.push(yamlUnmarshalErrors(dups));
     }
     const scan = scanJson(goJsonEncode(input.decoded as JsonValue), t, { strict });
     if (scan.error !== undefined) throw decodeError(input.decoded, input.endpoint, scan.error);
     errs.push(...scan.strictErrors);
-    object = pruneUnknownFields(input.decoded, t);
+    object = scan.unknownFields ? pruneUnknownFields(input.decoded, t) : input.decoded;
   } else {
+    const text = textOf(input.body);
     const scan = scanJson(text, t, { strict });
     if (scan.error !== undefined) throw decodeError(input.decoded, input.endpoint, scan.error);
     errs.push(...scan.strictErrors);
-    object = scan.mergedDuplicates ? decodeLikeGo(text, t) : pruneUnknownFields(input.decoded, t);
+    object = scan.mergedDuplicates ? decodeLikeGo(text, t) : scan.unknownFields ? pruneUnknownFields(input.decoded, t) : input.decoded;
   }
   if (errs.length === 0) return { object, warnings: [] };
   if (input.level === 'Strict') throw decodeError(input.decoded, input.endpoint, strictDecodingError(errs));
@@ -242,7 +247,8 @@ export function checkPatchedObject(input: PatchedObjectInput): CheckFieldsResult
   const json = input.patchedJson ?? goJsonEncode(input.patched as JsonValue);
   const scan = scanJson(json, t, { strict });
   if (scan.error !== undefined) throw patchInvalid(json, scan.error);
-  return finishPatch(input, pruneUnknownFields(input.patched, t), [...bodyErrors, ...scan.strictErrors], () => json);
+  const object = scan.unknownFields ? pruneUnknownFields(input.patched, t) : input.patched;
+  return finishPatch(input, object, [...bodyErrors, ...scan.strictErrors], () => json);
 }
 
 function finishPatch(input: PatchedObjectInput, object: unknown, errs: string[], shown: () => string): CheckFieldsResult {

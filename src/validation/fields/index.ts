@@ -20,4 +20,4 @@ export {
 } from './check.js';
 export { pruneUnknownFields } from './prune.js';
 export { fieldTypeFor, type FieldType } from './schema.js';
-export { yamlDuplicateKeys } from './yaml-dups.js';
+export { decodeYamlWithDuplicates, yamlDuplicateKeys } from './yaml-dups.js';

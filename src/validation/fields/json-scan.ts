@@ -21,7 +21,7 @@
  */
 
 import { base64Error, intLiteralFits, floatLiteralFits, quantityError, RFC3339, RFC3339_MICRO, strconvQuote, timeParseError, uint8LiteralFits, unmarshalTypeError } from './go-text.js';
-import { ANY, type FieldType, Kind, STRING, listOf } from './schema.js';
+import { ANY, type FieldRef, type FieldType, Kind, STRING, listOf } from './schema.js';
 
 export interface ScanOptions {
   /** Collect unknown and duplicate fields (the strict decoder kube uses for Warn and Strict). */
@@ -41,7 +41,12 @@ export interface ScanResult {
    * is not what kube stores.
    */
   readonly mergedDuplicates: boolean;
+  /** Whether a struct held a key it does not declare: without one, the decoded value needs no pruning. */
+  readonly unknownFields: boolean;
 }
+
+/** Keys an object may have before its duplicate tracking moves from a linear search to a Map. */
+const DUP_LINEAR = 16;
 
 /** sigs.k8s.io/json stops accumulating strict errors here. */
 const MAX_STRICT_ERRORS = 100;
@@ -78,6 +83,8 @@ class Scanner {
   readonly strictErrors: string[] = [];
   private readonly seenMessages = new Set<string>();
   mergedDuplicates = false;
+  /** Whether any struct held a key it does not declare (the value then needs pruning). */
+  unknownSeen = false;
 
   constructor(
     private readonly s: string,
@@ -163,10 +170,28 @@ class Scanner {
     this.i++;
   }
 
+  /** Index of the next backslash at or after the scan position (the text is searched for them once). */
+  private nextBackslash = -1;
+  /** Whether the string stringEnd last skipped has escapes. */
+  private escaped = false;
+
   /** Skips a string whose opening quote is at i; returns the index of the closing quote. */
   private stringEnd(): number {
     const s = this.s;
-    let i = this.i + 1;
+    const from = this.i + 1;
+    const q = s.indexOf('"', from);
+    if (q < 0) throw new MalformedJsonError(this.i);
+    let b = this.nextBackslash;
+    if (b < from && b !== Infinity) {
+      b = s.indexOf('\\', from);
+      this.nextBackslash = b = b < 0 ? Infinity : b;
+    }
+    if (b > q) {
+      this.escaped = false;
+      return q;
+    }
+    this.escaped = true;
+    let i = from;
     for (;;) {
       const c = s.charCodeAt(i);
       if (c === 0x22) break;
@@ -182,8 +207,8 @@ class Scanner {
     const start = this.i;
     const end = this.stringEnd();
     this.i = end + 1;
-    const raw = this.s.slice(start + 1, end);
-    return raw.includes('\\') ? (JSON.parse(this.s.slice(start, end + 1)) as string) : raw;
+    if (!this.escaped) return this.s.slice(start + 1, end);
+    return JSON.parse(this.s.slice(start, end + 1)) as string;
   }
 
   /** Reads a number/true/false/null literal at i and returns its text. */
@@ -244,27 +269,107 @@ class Scanner {
     return this.s.slice(start, this.i);
   }
 
-  /** Iterates an object's members: calls member(key) with i at the value; member must consume it. */
-  private members(member: (key: string, first: number) => void): void {
-    this.i++; // '{'
+  /** At '{': consumes it; false when the object is empty (and consumed whole). */
+  private openObject(): boolean {
+    this.i++;
     this.ws();
     if (this.s.charCodeAt(this.i) === 0x7d) {
       this.i++;
-      return;
+      return false;
     }
-    for (;;) {
-      this.ws();
-      if (this.s.charCodeAt(this.i) !== 0x22) throw new MalformedJsonError(this.i);
-      const key = this.readString();
-      this.expect(0x3a);
-      this.ws();
-      member(key, this.s.charCodeAt(this.i));
-      this.ws();
-      const c = this.s.charCodeAt(this.i);
-      this.i++;
-      if (c === 0x7d) return;
-      if (c !== 0x2c) throw new MalformedJsonError(this.i - 1);
+    return true;
+  }
+
+  /** Reads a member's key and the colon; leaves i at the value. */
+  private memberKey(): string {
+    this.ws();
+    if (this.s.charCodeAt(this.i) !== 0x22) throw new MalformedJsonError(this.i);
+    const key = this.readString();
+    this.expect(0x3a);
+    this.ws();
+    return key;
+  }
+
+  private keyStart = 0;
+  private keyEnd = 0;
+
+  /**
+   * Reads a struct member's key and the colon, leaving i at the value:
+   * returns the declared field it names, or undefined for a key the struct
+   * does not declare (lastKey() then builds its text).
+   */
+  private structKey(t: FieldType): FieldRef | undefined {
+    this.ws();
+    if (this.s.charCodeAt(this.i) !== 0x22) throw new MalformedJsonError(this.i);
+    const start = this.i;
+    const end = this.stringEnd();
+    this.i = end + 1;
+    this.keyStart = start;
+    this.keyEnd = end;
+    let ref: FieldRef | undefined;
+    if (!this.escaped) ref = t.matchField(this.s, start + 1, end);
+    else {
+      const key = JSON.parse(this.s.slice(start, end + 1)) as string;
+      ref = t.field(key) !== undefined ? t.matchField(key, 0, key.length) : undefined;
     }
+    this.expect(0x3a);
+    this.ws();
+    return ref;
+  }
+
+  /** The text of the key structKey last read. */
+  private lastKey(): string {
+    const raw = this.s.slice(this.keyStart + 1, this.keyEnd);
+    return raw.includes('\\') ? (JSON.parse(this.s.slice(this.keyStart, this.keyEnd + 1)) as string) : raw;
+  }
+
+  /** After a member's value: consumes ',' (true: more members) or '}' (false). */
+  private nextMember(): boolean {
+    this.ws();
+    const c = this.s.charCodeAt(this.i);
+    this.i++;
+    if (c === 0x2c) return true;
+    if (c !== 0x7d) throw new MalformedJsonError(this.i - 1);
+    return false;
+  }
+
+  // ---- duplicate tracking ----
+  //
+  // The keys seen in the objects being decoded live on one shared stack (an
+  // object's keys above its base): objects are small, so a linear search
+  // beats allocating a Set per object. Past DUP_LINEAR keys an object gets a
+  // Map, so hostile bodies stay linear.
+
+  private dupTop = 0;
+  private readonly dupKeys: string[] = [];
+  private readonly dupFirst: number[] = [];
+
+  /**
+   * Records a key of the object whose keys start at `base`; returns the first
+   * character of the earlier value when the key was already there, else -1.
+   */
+  private seenBefore(base: number, key: string, first: number, big: Map<string, number> | undefined): number {
+    if (big !== undefined) {
+      const prev = big.get(key);
+      if (prev !== undefined) return prev;
+      big.set(key, first);
+      return -1;
+    }
+    const keys = this.dupKeys;
+    for (let k = base; k < this.dupTop; k++) if (keys[k] === key) return this.dupFirst[k] as number;
+    keys[this.dupTop] = key;
+    this.dupFirst[this.dupTop] = first;
+    this.dupTop++;
+    return -1;
+  }
+
+  /** Switches an object's key tracking to a Map once it has many keys. */
+  private maybeBig(base: number, big: Map<string, number> | undefined): Map<string, number> | undefined {
+    if (big !== undefined || this.dupTop - base < DUP_LINEAR) return big;
+    const m = new Map<string, number>();
+    for (let k = base; k < this.dupTop; k++) m.set(this.dupKeys[k] as string, this.dupFirst[k] as number);
+    this.dupTop = base;
+    return m;
   }
 
   // ---- decoding ----
@@ -304,7 +409,7 @@ class Scanner {
         else this.mismatch(c, t);
         return;
       case Kind.Map:
-        if (c === 0x7b) this.map(t);
+        if (c === 0x7b) this.map(t.elem);
         else this.mismatch(c, t);
         return;
       case Kind.List:
@@ -342,7 +447,7 @@ class Scanner {
         this.time(c, t.kind === Kind.Time ? RFC3339 : RFC3339_MICRO);
         return;
       case Kind.Any:
-        if (c === 0x7b) this.anyObject();
+        if (c === 0x7b) this.map(ANY);
         else if (c === 0x5b) this.anyList();
         else this.skip();
         return;
@@ -380,51 +485,54 @@ class Scanner {
   }
 
   private struct(t: FieldType): void {
-    let seen: Map<string, number> | undefined;
-    let firstKey: string | undefined;
-    let firstChar = 0;
-    this.members((key, first) => {
-      const f = t.field(key);
-      if (f === undefined) {
-        if (this.strict && !t.preserveUnknown) this.strictError('unknown field', key);
+    if (!this.openObject()) return;
+    const strict = this.strict;
+    const base = this.dupTop;
+    let big: Map<string, number> | undefined;
+    do {
+      const ref = this.structKey(t);
+      if (ref === undefined) {
+        this.unknownSeen = true;
+        if (strict && !t.preserveUnknown) this.strictError('unknown field', this.lastKey());
         this.skip();
-        return;
+        continue;
       }
-      if (this.strict) {
+      const key = ref.name;
+      const f = ref.type;
+      if (strict) {
         // Only declared fields are tracked: a repeated unknown key is reported once, as unknown.
-        let prev: number | undefined;
-        if (firstKey === undefined) {
-          firstKey = key;
-          firstChar = first;
-        } else {
-          if (seen === undefined) seen = new Map([[firstKey, firstChar]]);
-          prev = seen.get(key);
-          if (prev === undefined) seen.set(key, first);
-        }
-        if (prev !== undefined) {
+        const first = this.s.charCodeAt(this.i);
+        const prev = this.seenBefore(base, key, first, big);
+        if (prev >= 0) {
           this.strictError('duplicate field', key);
           if (mergesInto(f, prev, first)) this.mergedDuplicates = true;
         }
+        big = this.maybeBig(base, big);
       }
       this.push(Frame.Field, key, 0, t.structName);
       this.value(f);
       this.depth--;
-    });
+    } while (this.nextMember());
+    this.dupTop = base;
   }
 
-  private map(t: FieldType): void {
-    const elem = t.elem;
-    let seen: Set<string> | undefined;
-    this.members((key) => {
-      if (this.strict) {
-        if (seen === undefined) seen = new Set();
-        if (seen.has(key)) this.strictError('duplicate field', key);
-        else seen.add(key);
+  /** map[string]T, or interface{} objects (elem ANY): every key counts for duplicates. */
+  private map(elem: FieldType): void {
+    if (!this.openObject()) return;
+    const strict = this.strict;
+    const base = this.dupTop;
+    let big: Map<string, number> | undefined;
+    do {
+      const key = this.memberKey();
+      if (strict) {
+        if (this.seenBefore(base, key, 0, big) >= 0) this.strictError('duplicate field', key);
+        big = this.maybeBig(base, big);
       }
       this.push(Frame.Key, key, 0, '');
       this.value(elem);
       this.depth--;
-    });
+    } while (this.nextMember());
+    this.dupTop = base;
   }
 
   private list(t: FieldType): void {
@@ -447,21 +555,7 @@ class Scanner {
     }
   }
 
-  /** interface{}: objects become maps (duplicates count), lists hold interface{} items. */
-  private anyObject(): void {
-    let seen: Set<string> | undefined;
-    this.members((key) => {
-      if (this.strict) {
-        if (seen === undefined) seen = new Set();
-        if (seen.has(key)) this.strictError('duplicate field', key);
-        else seen.add(key);
-      }
-      this.push(Frame.Key, key, 0, '');
-      this.value(ANY);
-      this.depth--;
-    });
-  }
-
+  /** interface{} lists hold interface{} items. */
   private anyList(): void {
     this.i++;
     this.ws();
@@ -561,5 +655,5 @@ function mergesInto(t: FieldType, prevFirst: number, first: number): boolean {
 export function scanJson(text: string, root: FieldType, options: ScanOptions): ScanResult {
   const sc = new Scanner(text, options.strict, options.strictPrefix ?? '');
   const error = sc.run(root);
-  return { strictErrors: error === undefined ? sc.strictErrors : [], error, mergedDuplicates: error === undefined && sc.mergedDuplicates };
+  return { strictErrors: error === undefined ? sc.strictErrors : [], error, mergedDuplicates: error === undefined && sc.mergedDuplicates, unknownFields: sc.unknownSeen };
 }

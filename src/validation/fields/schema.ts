@@ -127,6 +127,34 @@ export class FieldType {
     private readonly fixedFields?: ReadonlyMap<string, FieldType>,
   ) {}
 
+  private namesByLength: Array<readonly FieldRef[] | undefined> | undefined;
+
+  /**
+   * The declared field spelled by text[start, end) (a JSON key without
+   * escapes), or undefined. Matching in place spares the scanner a string per
+   * key and a hash of it.
+   */
+  matchField(text: string, start: number, end: number): FieldRef | undefined {
+    let byLen = this.namesByLength;
+    if (byLen === undefined) {
+      byLen = [];
+      const names = this.fixedFields !== undefined ? [...this.fixedFields.keys()] : Object.keys(this.node?.properties ?? {});
+      for (const name of names) {
+        const bucket = (byLen[name.length] ?? []) as FieldRef[];
+        bucket.push(new FieldRef(name, this));
+        byLen[name.length] = bucket;
+      }
+      this.namesByLength = byLen;
+    }
+    const bucket = byLen[end - start];
+    if (bucket === undefined) return undefined;
+    for (let k = 0; k < bucket.length; k++) {
+      const ref = bucket[k] as FieldRef;
+      if (text.startsWith(ref.name, start)) return ref;
+    }
+    return undefined;
+  }
+
   /** A struct's field by its exact JSON name (kube decodes case-sensitively), or undefined. */
   field(name: string): FieldType | undefined {
     if (this.kind !== Kind.Struct) return undefined;
@@ -152,6 +180,19 @@ export class FieldType {
       this.elemCache = e;
     }
     return e;
+  }
+}
+
+/** A declared struct field: its name (the schema's own string) and its type, resolved on first use. */
+export class FieldRef {
+  private typeCache: FieldType | undefined;
+  constructor(
+    readonly name: string,
+    private readonly owner: FieldType,
+  ) {}
+
+  get type(): FieldType {
+    return (this.typeCache ??= this.owner.field(this.name) as FieldType);
   }
 }
 

@@ -16,7 +16,7 @@
  * Merge keys (`<<`) and aliases are not expanded (see the module's gaps).
  */
 
-import { EVENT_ID, FAILSAFE_SCHEMA, constructFromEvents, parseEvents } from 'js-yaml';
+import { CORE_SCHEMA, EVENT_ID, FAILSAFE_SCHEMA, constructFromEvents, parseEvents } from 'js-yaml';
 import { formatFloatG } from '../../patch/go-compat.js';
 import { strconvQuote } from './go-text.js';
 
@@ -158,7 +158,23 @@ function lineAt(source: string, offset: number): number {
  * in yaml.v2's order. Throws js-yaml's exception when the text is not YAML.
  */
 export function yamlDuplicateKeys(source: string): string[] {
+  return duplicateKeysOf(source, parseEvents(source, {}));
+}
+
+/**
+ * Decodes a YAML body and finds its duplicate keys from one parse (the
+ * parser is most of js-yaml's cost): the documents as js-yaml's loadAll with
+ * the core schema and `json: true` gives them (a repeated key keeps its last
+ * value, as yaml.v2's non-strict decoder does), and yamlDuplicateKeys' result.
+ * Throws js-yaml's exception when the text is not YAML.
+ */
+export function decodeYamlWithDuplicates(source: string): { documents: unknown[]; duplicateKeys: string[] } {
   const events = parseEvents(source, {});
+  const documents = constructFromEvents(events, { source, schema: CORE_SCHEMA, json: true });
+  return { documents, duplicateKeys: duplicateKeysOf(source, events) };
+}
+
+function duplicateKeysOf(source: string, events: readonly YamlEvent[]): string[] {
   const out: string[] = [];
   const stack: Array<MapFrame | SeqFrame> = [];
   let header: YamlEvent | undefined;
