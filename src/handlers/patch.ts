@@ -1,8 +1,9 @@
-import { isPlainObject } from '../codec/codec.js';
+import { decode, DecodeError, isPlainObject } from '../codec/codec.js';
+import { YAML_TYPE } from '../codec/media-type.js';
 import type { AdmissionChain } from '../admission/admission.js';
 import { loadDefinitions } from '../api/definitions.js';
-import { cloneObject, type KubeObject } from '../registry/object.js';
-import { ApiError, badRequest, notFound, unsupportedMediaType } from '../server/errors.js';
+import { cloneObject, metaOf, type KubeObject } from '../registry/object.js';
+import { ApiError, badRequest, invalid, notFound, unsupportedMediaType } from '../server/errors.js';
 import { contentTypeOf, readBody } from '../server/body.js';
 import { writeEncoded } from '../server/respond.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
@@ -12,8 +13,7 @@ import { patchSchemaFor } from '../patch/schema.js';
 import { toApiError } from '../patch/errors.js';
 import { parseWriteOptions } from './create.js';
 import { renderObject } from './get.js';
-import { recordUpdate, updateManager } from './field-manager.js';
-import { notImplemented } from './dispatch.js';
+import { applyConfiguration, recordUpdate, updateManager } from './field-manager.js';
 import type { ResourceScope } from './scope.js';
 
 export const JSON_PATCH = 'application/json-patch+json';
@@ -61,10 +61,74 @@ export async function readPatch(scope: ResourceScope, definition: string): Promi
     throw unsupportedMediaType(ctx.header('content-type') ?? '', BUILTIN_PATCH_TYPES);
   }
   if (type === APPLY_PATCH) {
+    // Only the main resource's patch handler takes apply patches (handleApply).
     ctx.req.resume();
-    throw notImplemented('server-side apply (application/apply-patch+yaml)');
+    throw unsupportedMediaType(ctx.header('content-type') ?? '', BUILTIN_PATCH_TYPES.filter((t) => t !== APPLY_PATCH));
   }
   return patcherFor(definition, type, await readBody(ctx));
+}
+
+/** `force` is for apply patches only; kube rejects it elsewhere. */
+function parseForce(scope: ResourceScope, apply: boolean): boolean {
+  const raw = scope.ctx.query.get('force');
+  if (raw === null) return false;
+  const force = raw === '' || raw === 'true' || raw === '1';
+  if (force && !apply) {
+    throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [{ type: 'FieldValueForbidden', field: 'force', detail: 'may not be specified for non-apply patch' }]);
+  }
+  return force;
+}
+
+/**
+ * Server-side apply (application/apply-patch+yaml): the applied configuration
+ * is merged into the live object (or creates it) by the field manager, which
+ * records ownership and answers 409 on conflicts unless forced.
+ */
+async function handleApply(scope: ResourceScope, admission: AdmissionChain): Promise<void> {
+  const { ctx, info } = scope;
+  const neg = scope.negotiate();
+  const opts = parseWriteOptions(scope, 'PatchOptions');
+  const force = parseForce(scope, true);
+  if (!opts.fieldManager) {
+    throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [{ type: 'FieldValueRequired', field: 'fieldManager', detail: 'is required for apply patch' }]);
+  }
+  const manager = opts.fieldManager;
+  let applied: unknown;
+  try {
+    applied = decode(await readBody(ctx), YAML_TYPE);
+  } catch (err) {
+    if (err instanceof DecodeError) throw badRequest(err.message);
+    throw err;
+  }
+  if (!isPlainObject(applied)) throw badRequest('the apply patch is not an object');
+  const subresource = scope.subresource === 'status' ? 'status' : '';
+  const result = await scope.store.update(
+    info.namespaced ? scope.namespace : undefined,
+    { name: scope.name, dryRun: opts.dryRun, subresource, forceAllowCreate: subresource === '' },
+    async (current) => {
+      const live = current ? scope.toServed(current) : undefined;
+      const merged = applyConfiguration(scope, live, applied as KubeObject, manager, force);
+      scope.applyDefaults(merged);
+      if (!live) {
+        const meta = metaOf(merged);
+        meta.name = scope.name;
+        if (info.namespaced) meta.namespace = scope.namespace;
+      }
+      await admission.run({
+        operation: live ? 'UPDATE' : 'CREATE',
+        resource: info,
+        subresource,
+        namespace: scope.namespace,
+        name: scope.name,
+        object: merged,
+        ...(live ? { oldObject: live } : {}),
+        dryRun: opts.dryRun,
+        ...(ctx.user ? { user: ctx.user } : {}),
+      });
+      return scope.toStorage(merged);
+    },
+  );
+  writeEncoded(ctx, result.created ? 201 : 200, renderObject(scope, scope.toServed(result.object), neg.view), neg.encoding, neg.contentType);
 }
 
 /**
@@ -74,8 +138,10 @@ export async function readPatch(scope: ResourceScope, definition: string): Promi
  */
 export async function handlePatch(scope: ResourceScope, admission: AdmissionChain): Promise<void> {
   const { ctx, info } = scope;
+  if (contentTypeOf(ctx) === APPLY_PATCH) return handleApply(scope, admission);
   const neg = scope.negotiate();
   const opts = parseWriteOptions(scope, 'PatchOptions');
+  parseForce(scope, false);
   const patcher = await readPatch(scope, info.definition);
   const manager = updateManager(scope, opts.fieldManager);
   const subresource = scope.subresource === 'status' ? 'status' : '';

@@ -6,7 +6,7 @@ import { DEFAULT_WATCH_CACHE_OPTIONS, WatchCache, type WatchCacheOptions } from 
 import { ResourceReader, type ListRequest, type ListResult, type ReaderWatch, type WatchRequest, type WatchSink } from '../cache/resource-reader.js';
 import type { ReadAt } from '../cache/read-semantics.js';
 import type { CachedObject } from '../cache/cached-object.js';
-import { cloneObject, jsonEqual, metaOf, nowTimestamp, type KubeObject } from './object.js';
+import { cloneObject, jsonEqual, metaOf, nowTimestamp, type KubeObject, type ObjectMeta } from './object.js';
 import type { Strategy } from './strategy.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validate-meta.js';
 
@@ -44,6 +44,8 @@ export interface UpdateOptions {
   mutateSystemFields?: (next: KubeObject) => void;
   /** Name from the URL, used when the update creates the object. */
   name: string;
+  /** Create when missing even where the type does not allow it on PUT (server-side apply). */
+  forceAllowCreate?: boolean;
 }
 
 /** Computes the desired object from the current one (undefined when absent). May throw ApiError. */
@@ -171,6 +173,7 @@ export class ResourceStore {
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     delete meta.selfLink;
+    dropEmptyMeta(meta);
     delete meta.resourceVersion;
     if (this.strategy.tracksGeneration) meta.generation = 1;
     else delete meta.generation;
@@ -233,7 +236,7 @@ export class ResourceStore {
     for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
       const kv = await this.store.get(key);
       if (!kv) {
-        if (!this.strategy.allowCreateOnUpdate || opts.subresource) throw notFound(this.groupResource, opts.name);
+        if ((!this.strategy.allowCreateOnUpdate && !opts.forceAllowCreate) || opts.subresource) throw notFound(this.groupResource, opts.name);
         const desired = await tryUpdate(undefined);
         // Create-on-update ignores the body's resourceVersion, as kube-apiserver does.
         const { resourceVersion: _ignored, ...meta } = metaOf(desired);
@@ -343,6 +346,7 @@ export class ResourceStore {
     if (curMeta.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = curMeta.deletionGracePeriodSeconds;
     else delete meta.deletionGracePeriodSeconds;
     delete meta.selfLink;
+    dropEmptyMeta(meta);
     if (this.strategy.tracksGeneration) {
       const gen = curMeta.generation ?? 1;
       meta.generation = mode !== 'status' && specChanged(next, current) ? gen + 1 : gen;
@@ -421,6 +425,22 @@ export class ResourceStore {
   async currentRevision(): Promise<number> {
     return this.store.currentRevision();
   }
+}
+
+/**
+ * ObjectMeta's optional fields are `omitempty` in Go: kube never stores an
+ * empty label map, finalizer list or generateName, so neither do we.
+ */
+function dropEmptyMeta(meta: ObjectMeta): void {
+  for (const f of ['labels', 'annotations'] as const) {
+    const v = meta[f];
+    if (v !== undefined && (v === null || (typeof v === 'object' && Object.keys(v).length === 0))) delete meta[f];
+  }
+  for (const f of ['finalizers', 'ownerReferences', 'managedFields'] as const) {
+    const v = meta[f];
+    if (v !== undefined && (v === null || (Array.isArray(v) && v.length === 0))) delete meta[f];
+  }
+  if (meta.generateName === '' || meta.generateName === null) delete meta.generateName;
 }
 
 /** True when anything outside metadata and status differs (what bumps generation). */
