@@ -329,7 +329,9 @@ describe('field validation: duplicate fields', () => {
     const body = '{"spec":{"replicas":1,"selector":{"matchLabels":{"a":"b"}}},"spec":{"paused":true,"bogus":1,"selector":{"matchExpressions":[]}}}';
     const r = check(body, 'Warn');
     assert.deepEqual(r.warnings, ['duplicate field "spec"', 'unknown field "spec.bogus"']);
-    assert.deepEqual(r.object, { spec: { replicas: 1, paused: true, selector: { matchLabels: { a: 'b' }, matchExpressions: [] } } });
+    const want = { spec: { replicas: 1, paused: true, selector: { matchLabels: { a: 'b' }, matchExpressions: [] } } };
+    assert.deepEqual(r.object, want);
+    assert.deepEqual(check(body, 'Ignore').object, want, 'the non-strict decoder merges too');
   });
 
   it('reuses list elements when a list field repeats', () => {

@@ -3,7 +3,8 @@
  * handlers apply it (staging/src/k8s.io/apiserver/pkg/endpoints/handlers:
  * create.go, update.go, patch.go, helpers.go):
  *
- * - Ignore: the plain decoder; unknown fields are dropped silently.
+ * - Ignore: the plain decoder; unknown fields are dropped silently (and a
+ *   repeated struct field still merges into the first, as in Go).
  * - Warn / Strict: the strict decoder; its unknown and duplicate fields
  *   become one `Warning` each, or one 400 naming all of them.
  * - At every level a value Go cannot decode (a string for an int32, a bad
@@ -12,6 +13,16 @@
  * Everything here is synchronous and allocation-light in the common case (a
  * clean body): the JSON text is scanned once and the decoded value is
  * returned as is when nothing is unknown.
+ *
+ * Wiring, in kube's order:
+ * - POST/PUT (JSON or YAML bodies; kube's protobuf decoding is never strict):
+ *   checkFields right after decoding, before the apiVersion/kind/namespace
+ *   checks (kube reports decode errors first); store `object`, add
+ *   `warnings` to the response. YAML bodies must be decoded with repeated
+ *   keys allowed (decodeYamlWithDuplicates does that and saves a parse).
+ * - PATCH: patchBodyStrictErrors before applying the patch, then
+ *   checkPatchedObject on the result.
+ * - Server-side apply: checkApplyPatch once the apply succeeded.
  */
 
 import { loadDefinitions } from '../../api/definitions.js';

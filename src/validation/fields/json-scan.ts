@@ -69,7 +69,6 @@ const enum Frame {
 
 class Scanner {
   private i = 0;
-  private readonly n: number;
   private strict: boolean;
   /** Context stack: one frame per level entered. Parallel arrays avoid an allocation per level. */
   private depth = 0;
@@ -91,7 +90,6 @@ class Scanner {
     strict: boolean,
     private readonly strictPrefix: string,
   ) {
-    this.n = s.length;
     this.strict = strict;
   }
 
@@ -118,12 +116,13 @@ class Scanner {
 
   /** The strict path of a key at the current level (sigs.k8s.io/json's newFieldError). */
   private strictPath(key: string): string {
+    // Go joins a stack where a key is preceded by "." whenever anything (even "") precedes it.
     let p = '';
     for (let k = 0; k < this.depth; k++) {
       if (this.frameKind[k] === Frame.Index) p += `[${this.frameIndex[k] as number}]`;
-      else p += (p === '' ? '' : '.') + (this.frameName[k] as string);
+      else p += (k === 0 ? '' : '.') + (this.frameName[k] as string);
     }
-    return p === '' ? key : `${p}.${key}`;
+    return this.depth === 0 ? key : `${p}.${key}`;
   }
 
   private strictError(kind: 'unknown field' | 'duplicate field', key: string): void {
@@ -499,16 +498,16 @@ class Scanner {
       }
       const key = ref.name;
       const f = ref.type;
-      if (strict) {
-        // Only declared fields are tracked: a repeated unknown key is reported once, as unknown.
-        const first = this.s.charCodeAt(this.i);
-        const prev = this.seenBefore(base, key, first, big);
-        if (prev >= 0) {
-          this.strictError('duplicate field', key);
-          if (mergesInto(f, prev, first)) this.mergedDuplicates = true;
-        }
-        big = this.maybeBig(base, big);
+      // Tracked at every level: even the non-strict decoder merges a repeated struct
+      // field into the first, which the caller must know. Only declared fields count,
+      // so a repeated unknown key is reported once, as unknown.
+      const first = this.s.charCodeAt(this.i);
+      const prev = this.seenBefore(base, key, first, big);
+      if (prev >= 0) {
+        if (strict) this.strictError('duplicate field', key);
+        if (mergesInto(f, prev, first)) this.mergedDuplicates = true;
       }
+      big = this.maybeBig(base, big);
       this.push(Frame.Field, key, 0, t.structName);
       this.value(f);
       this.depth--;
