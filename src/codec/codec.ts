@@ -56,7 +56,8 @@ export function decode(body: Buffer, encoding: Encoding, expected?: Partial<Type
   try {
     // The core schema keeps timestamps as strings, as sigs.k8s.io/yaml's YAML→JSON
     // conversion does; YAML 1.1 `yes`/`on` booleans are read as strings.
-    const docs = loadAll(text, { schema: CORE_SCHEMA });
+    // Repeated keys are allowed here (the last wins); field validation reports them.
+    const docs = loadAll(text, { schema: CORE_SCHEMA, json: true });
     const nonEmpty = docs.filter((d) => d !== null && d !== undefined);
     if (nonEmpty.length > 1) throw new DecodeError('yaml: the request body contains more than one document');
     return nonEmpty[0] ?? null;

@@ -2,11 +2,11 @@ import { isPlainObject } from '../codec/codec.js';
 import type { AdmissionChain } from '../admission/admission.js';
 import { apiVersionOf, cloneObject, metaOf, type KubeObject } from '../registry/object.js';
 import { badRequest } from '../server/errors.js';
-import { readObjectBody } from '../server/body.js';
 import { writeEncoded } from '../server/respond.js';
 import { renderObject } from './get.js';
 import { recordUpdate, updateManager } from './field-manager.js';
-import { parseDryRun, parseFieldManager, parseFieldValidation, type OptionsKind } from './options.js';
+import { parseDryRun, parseFieldManager, parseFieldValidation, type FieldValidation, type OptionsKind } from './options.js';
+import { readValidatedBody } from './validated-body.js';
 import type { ResourceScope } from './scope.js';
 
 /**
@@ -38,19 +38,20 @@ export function checkBodyObject(scope: ResourceScope, body: unknown, expectKind 
 export interface WriteOptions {
   dryRun: boolean;
   fieldManager: string | undefined;
+  fieldValidation: FieldValidation;
 }
 
 export function parseWriteOptions(scope: ResourceScope, kind: OptionsKind): WriteOptions {
   const q = scope.ctx.query;
-  parseFieldValidation(q);
-  return { dryRun: parseDryRun(q, kind), fieldManager: parseFieldManager(q, kind) };
+  const fieldValidation = parseFieldValidation(q);
+  return { dryRun: parseDryRun(q, kind), fieldManager: parseFieldManager(q, kind), fieldValidation };
 }
 
 export async function handleCreate(scope: ResourceScope, admission: AdmissionChain): Promise<void> {
   const { ctx, info } = scope;
   const neg = scope.negotiate();
   const opts = parseWriteOptions(scope, 'CreateOptions');
-  const decoded = checkBodyObject(scope, await readObjectBody(ctx, scope.typeInfo));
+  const decoded = checkBodyObject(scope, await readValidatedBody(scope, opts.fieldValidation));
   scope.applyDefaults(decoded);
   const obj = recordUpdate(scope, undefined, decoded, updateManager(scope, opts.fieldManager));
   const meta = metaOf(obj);

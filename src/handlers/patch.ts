@@ -14,6 +14,8 @@ import { toApiError } from '../patch/errors.js';
 import { parseWriteOptions } from './create.js';
 import { renderObject } from './get.js';
 import { applyConfiguration, recordUpdate, updateManager } from './field-manager.js';
+import { checkApplyPatch, checkPatchedObject, patchBodyStrictErrors, type PatchKind } from '../validation/fields/index.js';
+import type { FieldValidation } from './options.js';
 import type { ResourceScope } from './scope.js';
 
 export const JSON_PATCH = 'application/json-patch+json';
@@ -49,11 +51,17 @@ function patcherFor(definition: string, type: string, body: Buffer): PatchFn {
   };
 }
 
+function patchKindOf(type: string): PatchKind {
+  return type === JSON_PATCH ? 'json' : type === MERGE_PATCH ? 'merge' : 'strategic';
+}
+
 /**
  * Reads a non-apply PATCH body for objects of `definition` (the OpenAPI
- * schema strategic merge patch follows); 415 for other content types.
+ * schema strategic merge patch follows); 415 for other content types. With a
+ * field validation level, the patch body and the patched object go through
+ * kube's strict decoding checks too (unknown fields pruned, warnings added).
  */
-export async function readPatch(scope: ResourceScope, definition: string): Promise<PatchFn> {
+export async function readPatch(scope: ResourceScope, definition: string, level: FieldValidation = 'Ignore'): Promise<PatchFn> {
   const { ctx } = scope;
   const type = contentTypeOf(ctx);
   if (!BUILTIN_PATCH_TYPES.includes(type)) {
@@ -65,7 +73,22 @@ export async function readPatch(scope: ResourceScope, definition: string): Promi
     ctx.req.resume();
     throw unsupportedMediaType(ctx.header('content-type') ?? '', BUILTIN_PATCH_TYPES.filter((t) => t !== APPLY_PATCH));
   }
-  return patcherFor(definition, type, await readBody(ctx));
+  const body = await readBody(ctx);
+  const kind = patchKindOf(type);
+  const bodyErrors = patchBodyStrictErrors(kind, body, level);
+  const apply = patcherFor(definition, type, body);
+  return (cur) => {
+    const checked = checkPatchedObject({
+      kind,
+      level,
+      definition,
+      patched: apply(cur),
+      ...(kind === 'strategic' ? { patch: JSON.parse(body.toString('utf8')) as unknown } : {}),
+      bodyErrors,
+    });
+    ctx.warnings.push(...checked.warnings);
+    return checked.object as KubeObject;
+  };
 }
 
 /** `force` is for apply patches only; kube rejects it elsewhere. */
@@ -94,8 +117,9 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
   }
   const manager = opts.fieldManager;
   let applied: unknown;
+  const body = await readBody(ctx);
   try {
-    applied = decode(await readBody(ctx), YAML_TYPE);
+    applied = decode(body, YAML_TYPE);
   } catch (err) {
     if (err instanceof DecodeError) throw badRequest(err.message);
     throw err;
@@ -108,6 +132,7 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
     async (current) => {
       const live = current ? scope.toServed(current) : undefined;
       const merged = applyConfiguration(scope, live, applied as KubeObject, manager, force);
+      ctx.warnings.push(...checkApplyPatch(body, opts.fieldValidation));
       scope.applyDefaults(merged);
       if (!live) {
         const meta = metaOf(merged);
@@ -142,7 +167,7 @@ export async function handlePatch(scope: ResourceScope, admission: AdmissionChai
   const neg = scope.negotiate();
   const opts = parseWriteOptions(scope, 'PatchOptions');
   parseForce(scope, false);
-  const patcher = await readPatch(scope, info.definition);
+  const patcher = await readPatch(scope, info.definition, opts.fieldValidation);
   const manager = updateManager(scope, opts.fieldManager);
   const subresource = scope.subresource === 'status' ? 'status' : '';
   const result = await scope.store.update(

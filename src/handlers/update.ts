@@ -1,10 +1,10 @@
 import type { AdmissionChain } from '../admission/admission.js';
 import { metaOf } from '../registry/object.js';
 import { badRequest } from '../server/errors.js';
-import { readObjectBody } from '../server/body.js';
 import { writeEncoded } from '../server/respond.js';
 import { checkBodyObject, parseWriteOptions } from './create.js';
 import { renderObject } from './get.js';
+import { readValidatedBody } from './validated-body.js';
 import { recordUpdate, updateManager } from './field-manager.js';
 import type { ResourceScope } from './scope.js';
 
@@ -13,7 +13,7 @@ export async function handleUpdate(scope: ResourceScope, admission: AdmissionCha
   const { ctx, info } = scope;
   const neg = scope.negotiate();
   const opts = parseWriteOptions(scope, 'UpdateOptions');
-  const obj = checkBodyObject(scope, await readObjectBody(ctx, scope.typeInfo));
+  const obj = checkBodyObject(scope, await readValidatedBody(scope, opts.fieldValidation));
   const meta = metaOf(obj);
   if (meta.name !== scope.name) {
     throw badRequest(`the name of the object (${meta.name ?? ''}) does not match the name on the URL (${scope.name})`);

@@ -15,7 +15,8 @@ function commonHeaders(ctx: RequestContext): Record<string, string> {
   };
   if (ctx.warnings.length > 0) {
     // One Warning header per message, in RFC 7234 form with code 299.
-    ctx.res.setHeader('Warning', ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+    // Identical warnings are sent once (kube's warning recorder deduplicates).
+    ctx.res.setHeader('Warning', [...new Set(ctx.warnings)].map((w) => `299 - ${JSON.stringify(w)}`));
   }
   return h;
 }

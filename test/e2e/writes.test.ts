@@ -125,6 +125,31 @@ describe('writes through kubectl', { skip: kubectlMissing() }, () => {
     assert.equal((await getJson(['get', 'deploy', 'web', '-n', 'writes'])).spec.replicas, 3);
   });
 
+  it('field validation: strict and warn through kubectl, duplicates over HTTP', async () => {
+    const unknown = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fv\n  namespace: writes\ndata:\n  k: v\nfoo: bar\n';
+    const strict = await k(['apply', '--validate=strict', '-f', '-'], unknown);
+    assert.notEqual(strict.code, 0);
+    assert.match(strict.stderr, /ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "foo"/);
+    const warn = await k(['apply', '--validate=warn', '-f', '-'], unknown);
+    assert.equal(warn.code, 0, warn.stderr);
+    assert.match(warn.stderr, /Warning: unknown field "foo"/);
+    const stored = await getJson(['get', 'cm', 'fv', '-n', 'writes']);
+    assert.equal(stored.foo, undefined, 'unknown fields are dropped');
+    // kubectl re-encodes manifests, so duplicate keys only reach the server from other clients.
+    const dupBody = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup","name":"dup"},"data":{"k":"1","k":"2"}}';
+    const dup = await http(server, 'POST', '/api/v1/namespaces/writes/configmaps?fieldValidation=Strict', { body: dupBody });
+    assert.equal(dup.status, 400);
+    assert.match(dup.json.message, /strict decoding error: duplicate field "metadata\.name", duplicate field "data\.k"/);
+    const dupWarn = await http(server, 'POST', '/api/v1/namespaces/writes/configmaps?fieldValidation=Warn', { body: dupBody });
+    assert.equal(dupWarn.status, 201);
+    // RFC 7234 warning text, quoted with backslash escapes as kube sends it.
+    assert.match(String(dupWarn.headers.warning), /299 - "duplicate field \\"data\.k\\""/);
+    assert.deepEqual(dupWarn.json.data, { k: '2' });
+    const badType = await http(server, 'POST', '/apis/apps/v1/namespaces/writes/deployments?fieldValidation=Ignore', { body: { metadata: { name: 'bt' }, spec: { replicas: 'two' } } });
+    assert.equal(badType.status, 400);
+    assert.match(badType.json.message, /json: cannot unmarshal string into Go struct field DeploymentSpec\.spec\.replicas of type int32/);
+  });
+
   it('immutable fields and type validation answer 422 like kube', async () => {
     const sel = await k(['patch', 'deploy', 'web', '-n', 'writes', '--type=merge', '-p', '{"spec":{"selector":{"matchLabels":{"app":"other"}},"template":{"metadata":{"labels":{"app":"other"}}}}}']);
     assert.notEqual(sel.code, 0);

@@ -1,0 +1,38 @@
+import { decode, DecodeError } from '../codec/codec.js';
+import { JSON_TYPE, YAML_TYPE } from '../codec/media-type.js';
+import { checkFields } from '../validation/fields/index.js';
+import { contentTypeOf, readBody, readObjectBody } from '../server/body.js';
+import { badRequest } from '../server/errors.js';
+import type { FieldValidation } from './options.js';
+import type { ResourceScope } from './scope.js';
+
+/**
+ * The body of a POST or PUT, decoded and put through field validation at
+ * `level` (kube's strict decoding): unknown fields are pruned, and reported as
+ * Warning headers (Warn) or a 400 naming all of them (Strict); values of the
+ * wrong type are a 400 at every level. Protobuf bodies are never strict, as
+ * in kube.
+ */
+export async function readValidatedBody(scope: ResourceScope, level: FieldValidation): Promise<unknown> {
+  const { ctx, info } = scope;
+  const type = contentTypeOf(ctx) || JSON_TYPE;
+  if (type !== JSON_TYPE && type !== YAML_TYPE) return readObjectBody(ctx, scope.typeInfo);
+  const raw = await readBody(ctx);
+  let decoded: unknown;
+  try {
+    decoded = decode(raw, type);
+  } catch (err) {
+    if (err instanceof DecodeError) throw badRequest(err.message);
+    throw err;
+  }
+  const checked = checkFields({
+    body: raw,
+    contentType: type === JSON_TYPE ? 'json' : 'yaml',
+    decoded,
+    definition: info.definition,
+    level,
+    endpoint: { group: info.group, version: info.version, kind: info.kind },
+  });
+  ctx.warnings.push(...checked.warnings);
+  return checked.object;
+}
