@@ -1,6 +1,7 @@
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdmissionChain } from '../admission/admission.js';
@@ -196,6 +197,7 @@ export class ApiServer {
     server.requestTimeout = 0;
     server.headersTimeout = 60_000;
     server.keepAliveTimeout = 65_000;
+    server.on('secureConnection', raiseWriteHighWaterMark);
     this.server = server;
     return new Promise((resolve, reject) => {
       server.once('error', reject);
@@ -263,4 +265,20 @@ export class ApiServer {
   get uptimeMs(): number {
     return Date.now() - this.startedAt;
   }
+}
+
+/**
+ * Node's HTTP server pauses a keep-alive connection when a new request starts
+ * while the last response is still above the socket's write high-water mark
+ * (16 KiB), and over TLS the request's body can still reach the paused parser,
+ * which then fails with HPE_PAUSED and drops the connection: a client that
+ * PUTs a 20 KB object right after reading a 20 KB answer sees "socket hang
+ * up". With the mark above any single object's size, the pause only happens
+ * behind big lists, which their clients follow with bodiless GETs or watches.
+ */
+const SOCKET_WRITE_HIGH_WATER_MARK = 4 * 1024 * 1024;
+
+function raiseWriteHighWaterMark(socket: TLSSocket): void {
+  const state = (socket as unknown as { _writableState?: { highWaterMark: number } })._writableState;
+  if (state) state.highWaterMark = SOCKET_WRITE_HIGH_WATER_MARK;
 }

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
-import { request as httpsRequest, type RequestOptions } from 'node:https';
+import { request as httpsRequest, type Agent, type RequestOptions } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -117,6 +117,8 @@ export interface HttpOptions {
   headers?: Record<string, string>;
   /** Send no client certificate (anonymous). */
   anonymous?: boolean;
+  /** A keep-alive agent to reuse connections (default: a new connection per request). */
+  agent?: Agent;
 }
 
 /** One HTTPS request as the admin user (or anonymously). */
@@ -135,7 +137,7 @@ export function http(server: { url: string; creds: Credentials }, method: string
     headers,
     ca: server.creds.ca,
     ...(opts.anonymous ? {} : { cert: server.creds.cert, key: server.creds.key }),
-    agent: false,
+    agent: opts.agent ?? false,
   };
   return new Promise((resolveRes, reject) => {
     const req = httpsRequest(reqOpts, (res) => {
