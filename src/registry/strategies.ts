@@ -1,4 +1,4 @@
-import { metaOf, type KubeObject } from './object.js';
+import { cloneObject, metaOf, type KubeObject } from './object.js';
 import { DEFAULT_STRATEGY, type Strategy } from './strategy.js';
 import { STRATEGY_FACTS, type StrategyFacts } from './strategy-facts.js';
 import { NAMESPACE_FINALIZER } from './namespaces.js';
@@ -23,7 +23,7 @@ function fromFacts(facts: StrategyFacts | undefined): Strategy {
   const onCreate = facts.statusOnCreate;
   if (onCreate === 'keep') s.initialStatus = (obj) => obj.status;
   else if (onCreate === 'reset') s.initialStatus = () => ({});
-  else s.initialStatus = () => structuredClone(onCreate);
+  else s.initialStatus = () => cloneObject(onCreate);
   return s;
 }
 
