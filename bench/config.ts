@@ -4,8 +4,8 @@
  * smoke run of well under a minute, and each knob can still be set on its own.
  */
 
-export type Section = 'core' | 'list' | 'watch' | 'memory';
-export const SECTIONS: readonly Section[] = ['core', 'list', 'watch', 'memory'];
+export type Section = 'core' | 'writes' | 'list' | 'watch' | 'memory';
+export const SECTIONS: readonly Section[] = ['core', 'writes', 'list', 'watch', 'memory'];
 
 export interface BenchConfig {
   quick: boolean;
@@ -14,6 +14,8 @@ export interface BenchConfig {
   /** core: create/get/list phases with 32 clients. */
   concurrency: number;
   phaseMs: number;
+  /** writes: clients (each on its own object) for the big-object write phases. */
+  writeClients: number;
   /** list: sizes listed on the first server (beside the core phases), and clients per list phase. */
   listSizes: number[];
   listClients: number;
@@ -58,6 +60,7 @@ export function loadConfig(): BenchConfig {
     sections: new Set(sectionNames as Section[]),
     concurrency: 32,
     phaseMs: num('BENCH_PHASE_MS', quick ? 1000 : 4000),
+    writeClients: num('BENCH_WRITE_CLIENTS', 4),
     listSizes: list('BENCH_LIST_SIZES', quick ? [1000] : [10_000]),
     // A few clients, not 32: 32 concurrent 50 MB responses would measure queueing, not serving.
     listClients: num('BENCH_LIST_CLIENTS', 4),

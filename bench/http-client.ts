@@ -39,6 +39,8 @@ export interface RequestSpec {
   method: string;
   path: string;
   body?: string;
+  /** Content-Type of the body (default application/json). */
+  contentType?: string;
 }
 
 export function round(n: number, digits = 2): number {
@@ -64,7 +66,7 @@ export function makeAgent(target: Target, maxSockets: number): AnyAgent {
 /** Starts a request; the caller consumes the response. */
 export function startRequest(agent: AnyAgent, target: Target, spec: RequestSpec, onResponse: (res: IncomingMessage) => void): ReturnType<typeof httpRequest> {
   const u = new URL(spec.path, target.url);
-  const headers: Record<string, string> = spec.body ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(spec.body)) } : {};
+  const headers: Record<string, string> = spec.body ? { 'Content-Type': spec.contentType ?? 'application/json', 'Content-Length': String(Buffer.byteLength(spec.body)) } : {};
   const common = { method: spec.method, hostname: u.hostname, port: u.port, path: u.pathname + u.search, headers };
   const req = isHttps(target)
     ? httpsRequest({ ...common, agent: agent as HttpsAgent, ca: target.creds.ca, cert: target.creds.cert, key: target.creds.key }, onResponse)
@@ -116,8 +118,8 @@ export interface LoopOptions {
   expect?: number;
 }
 
-/** Runs `next(i)` from `clients` concurrent keep-alive clients for `durationMs`. */
-export async function closedLoop(name: string, target: Target, clients: number, durationMs: number, next: (i: number) => RequestSpec, opts: LoopOptions = {}): Promise<PhaseResult> {
+/** Runs `next(i, client)` from `clients` concurrent keep-alive clients for `durationMs`. */
+export async function closedLoop(name: string, target: Target, clients: number, durationMs: number, next: (i: number, client: number) => RequestSpec, opts: LoopOptions = {}): Promise<PhaseResult> {
   const agent = makeAgent(target, clients);
   const latencies: number[] = [];
   let counter = 0;
@@ -133,21 +135,25 @@ export async function closedLoop(name: string, target: Target, clients: number, 
     if (now < deadline) return true;
     return opts.minRequests !== undefined && counter < opts.minRequests && now < hardDeadline;
   };
-  const worker = async (): Promise<void> => {
+  const worker = async (client: number): Promise<void> => {
     while (more()) {
-      const spec = next(counter++);
+      const spec = next(counter++, client);
       const t = performance.now();
       try {
         const res = await oneRequest(agent, target, spec);
-        if (res.status !== (opts.expect ?? 200)) errors++;
+        if (res.status !== (opts.expect ?? 200)) {
+          errors++;
+          if (process.env.BENCH_DEBUG) process.stderr.write(`${name}: ${spec.method} ${spec.path} → ${res.status}\n`);
+        }
         bytes += res.bytes;
-      } catch {
+      } catch (err) {
         errors++;
+        if (process.env.BENCH_DEBUG) process.stderr.write(`${name}: ${spec.method} ${spec.path} failed: ${(err as Error).message}\n`);
       }
       latencies.push(performance.now() - t);
     }
   };
-  await Promise.all(Array.from({ length: clients }, worker));
+  await Promise.all(Array.from({ length: clients }, (_, c) => worker(c)));
   const seconds = (performance.now() - started) / 1000;
   const { serverPct, clientPct } = cpu.stop();
   agent.destroy();

@@ -20,6 +20,8 @@ export interface Report {
   phaseMs: number;
   startupMs?: number;
   results: PhaseResult[];
+  /** Big-object writes: PUT (baseline), strategic merge patch, server-side apply. */
+  writes: PhaseResult[];
   lists: ListResult[];
   watch: WatchResult[];
   store?: StoreResult;
@@ -43,7 +45,8 @@ function howToRead(r: Report): string[] {
     '- **Memory**: the server\'s VmRSS (from /proc) after a 1 s idle pause, without forcing GC, so it includes garbage not yet collected and SQLite\'s page cache; per object = (RSS − RSS of the same server when ready and empty) / objects. Heap and external (Buffer) figures are the server\'s own /metrics. The baselines are plain Node processes holding the same objects (one ConfigMap as Capstan serves it, with distinct names and uids) as parsed objects, as JSON strings, or both an object and its JSON bytes; they are measured after forced full GCs, so they are floors.',
     '- **CPU %**: CPU seconds per wall second of the serving process (Capstan or the baseline, from /proc) and of this load-generating process, over the phase; 100 = one core, and the machine has ' + String(r.machine.cpus) + '. A server near 100 % is bound by its single JavaScript thread; a sum near ' + String(r.machine.cpus * 100) + ' % means the machine, not the server, is the limit.',
     '- **Start-up**: spawn to the ready line, measured by this process; "reported" is what the server prints (from its own process start). A resource\'s watch cache starts on its first read, or during start-up when a built-in controller watches that resource, and then lists the store; right after loading, the store\'s history (5 minutes) still holds every create and a starting cache also replays it, so the store is restarted twice: as loaded, and after a compaction pass (the steady state). The first reads after a restart show what is left to do lazily.',
-    '- **Running it**: `npm run bench` (or `npx tsc -p tsconfig.json && node dist/bench/run.js`). `BENCH_QUICK=1` is a smoke run written to `quick.md`/`quick.json` instead; `BENCH_SECTIONS=core,list,watch,memory` picks sections; sizes: `BENCH_PHASE_MS`, `BENCH_LIST_SIZES`, `BENCH_LIST_CLIENTS`, `BENCH_LIST_MS`, `BENCH_LIST_MIN_REQUESTS`, `BENCH_STORE_OBJECTS`, `BENCH_WATCHERS`, `BENCH_WATCH_RATE`, `BENCH_WATCH_SECONDS`; `BENCH_BACKEND=memory` for the in-memory store (no restart then). No number here is asserted anywhere.',
+    '- **Writes of big objects**: a Deployment with 100 containers (~25 KB) and a ConfigMap with 1,000 entries (~20 KB), each client changing one field of its own object: the baseline is a plain PUT of the whole object (no patch to compute, no fields to track beyond the update); the strategic merge patch changes one container image / one key; server-side apply sends the whole configuration with `force=true` as one manager.',
+    '- **Running it**: `npm run bench` (or `npx tsc -p tsconfig.json && node dist/bench/run.js`). `BENCH_QUICK=1` is a smoke run written to `quick.md`/`quick.json` instead; `BENCH_SECTIONS=core,writes,list,watch,memory` picks sections; sizes: `BENCH_PHASE_MS`, `BENCH_WRITE_CLIENTS`, `BENCH_LIST_SIZES`, `BENCH_LIST_CLIENTS`, `BENCH_LIST_MS`, `BENCH_LIST_MIN_REQUESTS`, `BENCH_STORE_OBJECTS`, `BENCH_WATCHERS`, `BENCH_WATCH_RATE`, `BENCH_WATCH_SECONDS`; `BENCH_BACKEND=memory` for the in-memory store (no restart then). No number here is asserted anywhere.',
     '',
   ];
 }
@@ -99,6 +102,9 @@ export function renderMarkdown(r: Report): string {
     ...howToRead(r),
   ];
   if (r.results.length > 0) out.push(`## Requests (${r.concurrency} concurrent HTTPS clients, keep-alive, ${r.phaseMs} ms per phase)`, '', ...requestsTable(r.results), '');
+  if (r.writes.length > 0) {
+    out.push(`## Writes of big objects (${r.config.writeClients} clients, each on its own object, ${r.phaseMs} ms per phase)`, '', ...requestsTable(r.writes), '');
+  }
   const lists = [...r.lists, ...(r.store?.list ? [r.store.list] : [])];
   if (lists.length > 0) {
     out.push(`## Large lists served from the watch cache (no Accept-Encoding)`, '', ...listsTable(lists), '');

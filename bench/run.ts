@@ -11,6 +11,7 @@ import { listNamespace, listSection, type ListResult } from './list.js';
 import { renderMarkdown, type Report } from './report.js';
 import { storeSection, type StoreResult } from './store.js';
 import { watchSection, type WatchResult } from './watch.js';
+import { writesSection } from './writes.js';
 
 /**
  * `npm run bench`: Capstan over HTTPS, each measurement beside a baseline in
@@ -29,11 +30,12 @@ async function main(): Promise<void> {
   const log = (msg: string): void => void process.stderr.write(`[bench ${round((performance.now() - began) / 1000, 1)}s] ${msg}\n`);
   let startupMs: number | undefined;
   let core: PhaseResult[] = [];
+  let writes: PhaseResult[] = [];
   const lists: ListResult[] = [];
   let watch: WatchResult[] = [];
   let store: StoreResult | undefined;
 
-  if (cfg.sections.has('core') || cfg.sections.has('list') || cfg.sections.has('watch')) {
+  if (cfg.sections.has('core') || cfg.sections.has('writes') || cfg.sections.has('list') || cfg.sections.has('watch')) {
     const dataDir = tempDir('capstan-bench-');
     const t = performance.now();
     const server = await startServer({ backend: cfg.backend, dataDir });
@@ -44,6 +46,10 @@ async function main(): Promise<void> {
       if (cfg.sections.has('core')) {
         log('core phases');
         core = await coreSection(cfg, target, dataDir, filler);
+      }
+      if (cfg.sections.has('writes')) {
+        log('big-object writes');
+        writes = await writesSection(cfg, target);
       }
       if (cfg.sections.has('list')) {
         for (const size of cfg.listSizes) {
@@ -85,6 +91,7 @@ async function main(): Promise<void> {
     phaseMs: cfg.phaseMs,
     ...(startupMs !== undefined ? { startupMs } : {}),
     results: core,
+    writes,
     lists,
     watch,
     ...(store ? { store } : {}),
