@@ -10,7 +10,8 @@ import { describe, it } from 'node:test';
 import { load } from 'js-yaml';
 
 import { type FieldValidation, checkFields } from '../../src/validation/fields/index.js';
-import { base64Error, quantityError, QUANTITY_FORMAT_ERROR, strconvQuote, timeParseError, RFC3339, RFC3339_MICRO } from '../../src/validation/fields/go-text.js';
+import { quantityError, QUANTITY_FORMAT_ERROR } from '../../src/api/quantity.js';
+import { base64Error, strconvQuote, timeParseError, RFC3339, RFC3339_MICRO } from '../../src/validation/fields/go-text.js';
 import { ApiError } from '../../src/server/errors.js';
 
 interface Kind {

@@ -12,7 +12,7 @@ import { describe, it } from 'node:test';
 import type { KubeObject } from '../../src/registry/object.js';
 import { DEFAULT_TABLE, humanDuration, tableConvertorFor, type TableConvertor } from '../../src/registry/tables.js';
 import { formatLabelSelector, labelSelectorString } from '../../src/registry/tables/format.js';
-import { quantityString } from '../../src/registry/tables/quantity.js';
+import { quantityString } from '../../src/api/quantity.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 const S = 1000;

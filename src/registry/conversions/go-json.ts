@@ -17,6 +17,8 @@
  * when absent) and to encode it back.
  */
 
+import { quantityError } from '../../api/quantity.js';
+
 /** A Go value decoded by `decode`: the shape follows its GoType. */
 export type GoValue = unknown;
 
@@ -111,12 +113,6 @@ function mismatch(opts: DecodeOptions, what: string, zero: GoValue): GoValue {
 const INT_RANGE = { 32: [-(2 ** 31), 2 ** 31 - 1], 64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] } as const;
 
 /**
- * resource.ParseQuantity's grammar: a signed decimal number and an optional
- * binary-SI, decimal-SI or exponent suffix.
- */
-const QUANTITY = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[KMGTPE]i|[numkMGTPE]|[eE][+-]?\d+)?$/;
-
-/**
  * Decodes a JSON value (already parsed) as the Go type `t`. JSON null leaves
  * the zero value, as in Go. Struct values get every field, so converters can
  * read them without checking for absence.
@@ -134,7 +130,7 @@ export function decode(raw: unknown, t: GoType, opts: DecodeOptions): GoValue {
     case 'quantity':
       // Quantity.UnmarshalJSON takes a quoted string or a bare number.
       if (typeof raw === 'number' && Number.isFinite(raw)) return String(raw);
-      if (typeof raw === 'string' && (!opts.encodingJson || QUANTITY.test(raw.trim()))) return opts.encodingJson ? raw.trim() : raw;
+      if (typeof raw === 'string' && (!opts.encodingJson || quantityError(raw.trim()) === undefined)) return opts.encodingJson ? raw.trim() : raw;
       return mismatch(opts, `${JSON.stringify(raw)} into Quantity`, null);
     case 'time':
     case 'microtime':

@@ -1,5 +1,5 @@
 import type { KubeObject } from '../object.js';
-import { addQuantity, compareQuantity, isPositive, parseQuantity, type QuantityValue } from '../validation/quantity.js';
+import { addQuantities, compareQuantities, quantityFromJson, quantitySign, type Quantity } from '../../api/quantity.js';
 import { defaultPodSpec } from './pod-spec.js';
 import { defaultPtr, ensureObject, isObject, objectAt, objectsAt, type JsonObject } from './util.js';
 
@@ -39,15 +39,15 @@ export type PodQOSClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 
 const QOS_RESOURCES = ['cpu', 'memory'];
 
-function addPositive(total: Map<string, QuantityValue>, list: unknown, found?: Set<string>): void {
+function addPositive(total: Map<string, Quantity>, list: unknown, found?: Set<string>): void {
   if (!isObject(list)) return;
   for (const [name, raw] of Object.entries(list)) {
     if (!QOS_RESOURCES.includes(name)) continue;
-    const q = parseQuantity(raw);
-    if (!q || !isPositive(q)) continue;
+    const q = quantityFromJson(raw);
+    if (!q || quantitySign(q) <= 0) continue;
     found?.add(name);
     const prev = total.get(name);
-    total.set(name, prev ? addQuantity(prev, q) : q);
+    total.set(name, prev ? addQuantities(prev, q) : q);
   }
 }
 
@@ -67,8 +67,8 @@ function podLevelResourcesSet(spec: JsonObject): boolean {
  */
 export function computePodQOS(pod: KubeObject): PodQOSClass {
   const spec = isObject(pod.spec) ? pod.spec : {};
-  const requests = new Map<string, QuantityValue>();
-  const limits = new Map<string, QuantityValue>();
+  const requests = new Map<string, Quantity>();
+  const limits = new Map<string, Quantity>();
   let guaranteed = true;
   if (podLevelResourcesSet(spec)) {
     const resources = objectAt(spec, 'resources')!;
@@ -92,7 +92,7 @@ export function computePodQOS(pod: KubeObject): PodQOSClass {
   if (guaranteed) {
     for (const [name, req] of requests) {
       const lim = limits.get(name);
-      if (!lim || compareQuantity(lim, req) !== 0) {
+      if (!lim || compareQuantities(lim, req) !== 0) {
         guaranteed = false;
         break;
       }

@@ -16,7 +16,7 @@ import {
   since,
   timeOf,
 } from './format.js';
-import { quantityPtrString } from './quantity.js';
+import { quantityPtrString } from '../../api/quantity.js';
 import { int, list, optRec, present, rec, recs, str, type JsonRecord } from './values.js';
 
 /**

@@ -1,12 +1,11 @@
 import type { FieldError } from '../../server/errors.js';
 import { isDns1123Label as dnsLabelMessages, isDns1123Subdomain, isQualifiedName, validateLabels } from '../validate-meta.js';
-import { quantityString } from '../tables/quantity.js';
+import { compareQuantities as compare, quantityFromJson, quantitySign, quantityString } from '../../api/quantity.js';
 import {
   duplicate, FIELD_IMMUTABLE, forbidden, has, invalid, isObj, list, nonNegative, notSupported, num, obj, objs, required, str, tooLong, type Obj,
 } from './field.js';
-import { jsonEqual } from '../object.js';
+import { cloneObject, jsonEqual } from '../object.js';
 import { isValidPortNum, validatePodSpec, validatePodTemplateSpec, validatePortNumOrName } from './pod-spec.js';
-import { compareQuantity as compare, isPositive, parseQuantity } from './quantity.js';
 import { mapSelectorMatches, validateLabelSelector } from './selector.js';
 
 /** core/v1 type validation (pkg/apis/core/validation). */
@@ -90,7 +89,7 @@ export function validatePodUpdate(pod: Obj, old: Obj): FieldError[] {
     if (!oldGates.has(str(g.name))) errs.push(forbidden(`spec.schedulingGates[${i}]`, 'only deletion is allowed, but found new scheduling gate \'' + str(g.name) + '\''));
   });
   if (jsonEqual(spec, oldSpec)) return errs;
-  const munged: Obj = structuredClone(spec);
+  const munged: Obj = cloneObject(spec);
   for (const key of ['containers', 'initContainers']) {
     const oldList = objs(oldSpec[key]);
     if (Array.isArray(munged[key])) munged[key] = objs(munged[key]).map((c, i) => ({ ...c, image: oldList[i]?.image }));
@@ -504,8 +503,8 @@ export function validatePvcSpec(spec: Obj, path: string): FieldError[] {
   const requests = obj(obj(spec.resources).requests);
   if (!('storage' in requests)) errs.push(required(`${path}.resources[storage]`));
   else {
-    const q = parseQuantity(requests.storage);
-    if (!q || !isPositive(q)) errs.push(invalid(`${path}.resources[storage]`, quantityString(requests.storage), 'must be greater than zero'));
+    const q = quantityFromJson(requests.storage);
+    if (!q || quantitySign(q) <= 0) errs.push(invalid(`${path}.resources[storage]`, quantityString(requests.storage), 'must be greater than zero'));
   }
   if (str(spec.storageClassName)) errs.push(...isDns1123Subdomain(str(spec.storageClassName)).map((m) => invalid(`${path}.storageClassName`, spec.storageClassName, m)));
   if (has(spec.volumeMode) && !VOLUME_MODES.includes(str(spec.volumeMode))) errs.push(notSupported(`${path}.volumeMode`, spec.volumeMode, VOLUME_MODES));
@@ -518,8 +517,8 @@ export function validatePvc(pvc: Obj): FieldError[] {
 
 export function validatePvcUpdate(pvc: Obj, old: Obj): FieldError[] {
   const errs = validatePvc(pvc);
-  const spec = structuredClone(obj(pvc.spec));
-  const oldSpec = structuredClone(obj(old.spec));
+  const spec = cloneObject(obj(pvc.spec));
+  const oldSpec = cloneObject(obj(old.spec));
   // volumeName may be set once (by the binder); bound claims may change storage requests.
   if (!str(oldSpec.volumeName)) setOrDelete(oldSpec, 'volumeName', spec.volumeName);
   const bound = obj(pvc.status).phase === 'Bound';
@@ -533,9 +532,9 @@ export function validatePvcUpdate(pvc: Obj, old: Obj): FieldError[] {
   if (!jsonEqual(spec, oldSpec)) {
     errs.push(forbidden('spec', `spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n${specDiff(oldSpec, spec).replace('PodSpec', 'PersistentVolumeClaimSpec')}`));
   }
-  const newSize = parseQuantity(obj(obj(obj(pvc.spec).resources).requests).storage);
-  const oldSize = parseQuantity(obj(obj(obj(old.spec).resources).requests).storage);
-  const capacity = parseQuantity(obj(obj(old.status).capacity).storage);
+  const newSize = quantityFromJson(obj(obj(obj(pvc.spec).resources).requests).storage);
+  const oldSize = quantityFromJson(obj(obj(obj(old.spec).resources).requests).storage);
+  const capacity = quantityFromJson(obj(obj(old.status).capacity).storage);
   if (newSize && oldSize && compare(newSize, oldSize) < 0) {
     // RecoverVolumeExpansionFailure (GA): shrinking is allowed down to just above status.capacity.
     if (!capacity || compare(newSize, capacity) <= 0) errs.push(forbidden('spec.resources.requests.storage', 'field can not be less than status.capacity'));

@@ -1,8 +1,7 @@
 import type { FieldError } from '../../server/errors.js';
-import { quantityString } from '../tables/quantity.js';
+import { compareQuantities, isWholeQuantity, QUANTITY_FORMAT_ERROR, quantityFromJson, quantitySign, quantityString } from '../../api/quantity.js';
 import { isDns1123Label, isDns1123Subdomain, isQualifiedName, validateLabels } from '../validate-meta.js';
 import { duplicate, forbidden, has, inclusiveRange, invalid, isObj, list, nonNegative, notFound, notSupported, num, obj, objs, required, str, type Obj } from './field.js';
-import { compareQuantity, isNegative, parseQuantity, QUANTITY_REGEX_MESSAGE } from './quantity.js';
 import { validateLabelName, validateLabelSelector } from './selector.js';
 
 /**
@@ -81,8 +80,8 @@ function validateVolumeSource(vol: Obj, path: string): FieldError[] {
         break;
       case 'emptyDir':
         if (has(src.sizeLimit)) {
-          const q = parseQuantity(src.sizeLimit);
-          if (q && isNegative(q)) errs.push(invalid(`${p}.sizeLimit`, quantityString(src.sizeLimit), 'SizeLimit field must be a valid resource quantity'));
+          const q = quantityFromJson(src.sizeLimit);
+          if (q && quantitySign(q) < 0) errs.push(invalid(`${p}.sizeLimit`, quantityString(src.sizeLimit), 'SizeLimit field must be a valid resource quantity'));
         }
         break;
       case 'downwardAPI':
@@ -333,13 +332,13 @@ function validateResourceName(name: string, field: string): FieldError[] {
 }
 
 function validateQuantityValue(name: string, value: unknown, field: string): FieldError[] {
-  const q = parseQuantity(value);
-  if (!q) return [invalid(field, value, QUANTITY_REGEX_MESSAGE)];
+  const q = quantityFromJson(value);
+  if (!q) return [invalid(field, value, QUANTITY_FORMAT_ERROR)];
   const errs: FieldError[] = [];
-  if (isNegative(q)) errs.push(invalid(field, quantityString(value), 'must be greater than or equal to 0'));
+  if (quantitySign(q) < 0) errs.push(invalid(field, quantityString(value), 'must be greater than or equal to 0'));
   // Resources other than cpu (and memory-like bytes) must be whole numbers.
   const integerOnly = name !== 'cpu' && !STANDARD_CONTAINER_RESOURCES.includes(name) && !isHugePages(name);
-  if (integerOnly && q.scale > 0 && q.num % 10n ** BigInt(q.scale) !== 0n) errs.push(invalid(field, quantityString(value), 'must be an integer'));
+  if (integerOnly && !isWholeQuantity(q)) errs.push(invalid(field, quantityString(value), 'must be an integer'));
   return errs;
 }
 
@@ -355,11 +354,11 @@ export function validateResourceRequirements(resources: unknown, path: string): 
   for (const [name, value] of Object.entries(requests)) {
     const field = `${path}.requests[${name}]`;
     errs.push(...validateResourceName(name, field), ...validateQuantityValue(name, value, field));
-    const req = parseQuantity(value);
+    const req = quantityFromJson(value);
     if (name in limits) {
-      const lim = parseQuantity(limits[name]);
+      const lim = quantityFromJson(limits[name]);
       if (!req || !lim) continue;
-      const cmp = compareQuantity(req, lim);
+      const cmp = compareQuantities(req, lim);
       if (cmp !== 0 && !isOvercommitAllowed(name)) {
         errs.push(invalid(`${path}.requests`, quantityString(value), `must be equal to ${name} limit of ${quantityString(limits[name])}`));
       } else if (cmp > 0) {

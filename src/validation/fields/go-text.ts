@@ -2,8 +2,8 @@
  * Texts Go's libraries produce while kube-apiserver decodes a body, rebuilt
  * byte for byte because they reach clients verbatim inside 400/422 Status
  * messages: strconv.Quote, encoding/json's UnmarshalTypeError, encoding/base64's
- * CorruptInputError, resource.ParseQuantity's errors and time.Parse's
- * ParseError (metav1.Time and MicroTime parse with it).
+ * CorruptInputError and time.Parse's ParseError (metav1.Time and MicroTime
+ * parse with it). resource.ParseQuantity's errors are in api/quantity.ts.
  */
 
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
@@ -123,58 +123,12 @@ export function base64Error(s: string): string | undefined {
   return undefined;
 }
 
-const QUANTITY_RE = '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$';
-export const QUANTITY_FORMAT_ERROR = `quantities must match the regular expression '${QUANTITY_RE}'`;
-const QUANTITY_SUFFIX_ERROR = "unable to parse quantity's suffix";
-const DEC_SUFFIXES = new Set(['n', 'u', 'm', '', 'k', 'M', 'G', 'T', 'P', 'E']);
-const BIN_SUFFIXES = new Set(['Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei']);
-const SUFFIX_CHARS = 'eEinumkKMGTP';
-
 function isDigitCode(c: number): boolean {
   return c >= 0x30 && c <= 0x39;
 }
 
-/** resource.ParseQuantity's error for a string, or undefined when it parses. */
-export function quantityError(str: string): string | undefined {
-  const end = str.length;
-  if (end === 0) return QUANTITY_FORMAT_ERROR;
-  if (str === '0') return undefined;
-  // parseQuantityString
-  let pos = 0;
-  const c0 = str.charCodeAt(0);
-  if (c0 === 0x2d || c0 === 0x2b) pos++;
-  while (pos < end && str.charCodeAt(pos) === 0x30) pos++;
-  if (pos >= end) return undefined;
-  while (pos < end && isDigitCode(str.charCodeAt(pos))) pos++;
-  if (pos >= end) return undefined;
-  if (str.charCodeAt(pos) === 0x2e) {
-    pos++;
-    while (pos < end && isDigitCode(str.charCodeAt(pos))) pos++;
-    if (pos >= end) return undefined;
-  }
-  const suffixStart = pos;
-  while (pos < end && SUFFIX_CHARS.includes(str[pos] as string)) pos++;
-  if (pos < end) {
-    const c = str.charCodeAt(pos);
-    if (c === 0x2d || c === 0x2b) pos++;
-    while (pos < end && isDigitCode(str.charCodeAt(pos))) pos++;
-    if (pos < end) return QUANTITY_FORMAT_ERROR;
-  }
-  const suffix = str.slice(suffixStart);
-  if (DEC_SUFFIXES.has(suffix) || BIN_SUFFIXES.has(suffix)) return undefined;
-  if (suffix.length > 1 && (suffix[0] === 'e' || suffix[0] === 'E')) {
-    return /^[+-]?[0-9]+$/.test(suffix.slice(1)) && fitsInt64(suffix.slice(1)) ? undefined : QUANTITY_SUFFIX_ERROR;
-  }
-  return QUANTITY_SUFFIX_ERROR;
-}
-
 const INT64_MAX = 9223372036854775807n;
 const INT64_MIN = -9223372036854775808n;
-
-function fitsInt64(decimal: string): boolean {
-  const v = BigInt(decimal);
-  return v >= INT64_MIN && v <= INT64_MAX;
-}
 
 /**
  * Whether a JSON number literal decodes into a signed integer of `bits`

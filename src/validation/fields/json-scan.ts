@@ -20,7 +20,8 @@
  * names only (`PodSpec.spec.template.spec.containers`).
  */
 
-import { base64Error, intLiteralFits, floatLiteralFits, quantityError, RFC3339, RFC3339_MICRO, strconvQuote, timeParseError, uint8LiteralFits, unmarshalTypeError } from './go-text.js';
+import { quantityError } from '../../api/quantity.js';
+import { base64Error, intLiteralFits, floatLiteralFits, RFC3339, RFC3339_MICRO, strconvQuote, timeParseError, uint8LiteralFits, unmarshalTypeError } from './go-text.js';
 import { ANY, type FieldRef, type FieldType, Kind, STRING, listOf } from './schema.js';
 
 export interface ScanOptions {
