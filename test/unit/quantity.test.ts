@@ -19,6 +19,9 @@ import {
   quantityString,
   type QuantityFormat,
 } from '../../src/api/quantity.js';
+import { decodeProtobufObject, encodeProtobufObject } from '../../src/codec/protobuf/index.js';
+import { canonicalizeQuantities } from '../../src/registry/defaults/quantities.js';
+import type { KubeObject } from '../../src/registry/object.js';
 
 /** mantissa × 10^exponent in a format. */
 function q(mantissa: bigint | number, exponent: number, format: QuantityFormat = 'DecimalSI'): Quantity {
@@ -403,5 +406,139 @@ describe('quantities in JSON', () => {
     assert.equal(canonicalQuantityJson(null), null);
     assert.equal(canonicalQuantityJson('half'), 'half');
     assert.deepEqual(canonicalQuantityJson({ a: 1 }), { a: 1 });
+  });
+});
+
+describe('canonicalizeQuantities', () => {
+  const container = (resources: unknown): Record<string, unknown> => ({ name: 'c', image: 'nginx', resources });
+
+  it('Pod: container, init container and pod-level resources, emptyDir sizeLimit, overhead', () => {
+    const pod: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', annotations: { cpu: '1000m' }, labels: { memory: '1024Mi' } },
+      spec: {
+        containers: [container({ limits: { cpu: '1000m', memory: '1.5Gi' }, requests: { cpu: 2, memory: '1024Mi', 'example.com/gpu': '1' } })],
+        initContainers: [container({ requests: { cpu: '0.1' } })],
+        resources: { limits: { cpu: '2000m' } },
+        overhead: { cpu: '250m', memory: '0.5Gi' },
+        volumes: [{ name: 'v', emptyDir: { sizeLimit: '1000Mi' } }, { name: 'w', emptyDir: { sizeLimit: '1024Mi' } }],
+      },
+    };
+    canonicalizeQuantities('io.k8s.api.core.v1.Pod', pod);
+    const spec = pod.spec as Record<string, any>;
+    assert.deepEqual(spec.containers[0].resources, { limits: { cpu: '1', memory: '1536Mi' }, requests: { cpu: '2', memory: '1Gi', 'example.com/gpu': '1' } });
+    assert.deepEqual(spec.initContainers[0].resources, { requests: { cpu: '100m' } });
+    assert.deepEqual(spec.resources, { limits: { cpu: '2' } });
+    assert.deepEqual(spec.overhead, { cpu: '250m', memory: '512Mi' });
+    assert.equal(spec.volumes[0].emptyDir.sizeLimit, '1000Mi');
+    assert.equal(spec.volumes[1].emptyDir.sizeLimit, '1Gi');
+    // Strings that are not quantities by type stay as written.
+    assert.deepEqual(pod.metadata, { name: 'p', annotations: { cpu: '1000m' }, labels: { memory: '1024Mi' } });
+    assert.equal(spec.containers[0].image, 'nginx');
+  });
+
+  it('Deployment: the pod template', () => {
+    const d: KubeObject = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd' },
+      spec: { replicas: 1, template: { spec: { containers: [container({ limits: { cpu: 0.5, memory: '2048Ki' } })] } } },
+    };
+    canonicalizeQuantities('io.k8s.api.apps.v1.Deployment', d);
+    const spec = d.spec as Record<string, any>;
+    assert.deepEqual(spec.template.spec.containers[0].resources, { limits: { cpu: '500m', memory: '2Mi' } });
+    assert.equal(spec.replicas, 1);
+  });
+
+  it('ResourceQuota: spec.hard and status', () => {
+    const rq: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name: 'q' },
+      spec: { hard: { pods: 10, 'requests.cpu': '4000m', 'limits.memory': '8192Mi', 'requests.storage': '1e3' }, scopes: ['BestEffort'] },
+      status: { hard: { pods: '10' }, used: { pods: 0 } },
+    };
+    canonicalizeQuantities('io.k8s.api.core.v1.ResourceQuota', rq);
+    assert.deepEqual(rq.spec, { hard: { pods: '10', 'requests.cpu': '4', 'limits.memory': '8Gi', 'requests.storage': '1e3' }, scopes: ['BestEffort'] });
+    assert.deepEqual(rq.status, { hard: { pods: '10' }, used: { pods: '0' } });
+  });
+
+  it('PersistentVolumeClaim: requests, limits and status capacity', () => {
+    const pvc: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'c' },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1000Mi' }, limits: { storage: '10240Mi' } } },
+      status: { capacity: { storage: '1.0Gi' } },
+    };
+    canonicalizeQuantities('io.k8s.api.core.v1.PersistentVolumeClaim', pvc);
+    assert.deepEqual((pvc.spec as Record<string, any>).resources, { requests: { storage: '1000Mi' }, limits: { storage: '10Gi' } });
+    assert.deepEqual(pvc.status, { capacity: { storage: '1Gi' } });
+  });
+
+  it('LimitRange: every limit map', () => {
+    const lr: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'LimitRange',
+      metadata: { name: 'l' },
+      spec: {
+        limits: [
+          {
+            type: 'Container',
+            max: { cpu: '2000m' },
+            min: { memory: '0.5Gi' },
+            default: { cpu: 1 },
+            defaultRequest: { cpu: '0.25' },
+            maxLimitRequestRatio: { cpu: '10' },
+          },
+        ],
+      },
+    };
+    canonicalizeQuantities('io.k8s.api.core.v1.LimitRange', lr);
+    assert.deepEqual((lr.spec as Record<string, any>).limits[0], {
+      type: 'Container',
+      max: { cpu: '2' },
+      min: { memory: '512Mi' },
+      default: { cpu: '1' },
+      defaultRequest: { cpu: '250m' },
+      maxLimitRequestRatio: { cpu: '10' },
+    });
+  });
+
+  it('leaves null, invalid text and unknown definitions alone', () => {
+    const pod: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p' },
+      spec: { containers: [container({ limits: { cpu: 'half', memory: null } })], volumes: [{ name: 'v', emptyDir: { sizeLimit: null } }] },
+    };
+    const before = structuredClone(pod);
+    canonicalizeQuantities('io.k8s.api.core.v1.Pod', pod);
+    assert.deepEqual(pod, before);
+    const other: KubeObject = { apiVersion: 'example.com/v1', kind: 'Thing', spec: { cpu: '1000m' } };
+    canonicalizeQuantities('com.example.v1.Thing', other);
+    assert.deepEqual(other.spec, { cpu: '1000m' });
+  });
+
+  it('keeps __proto__ map keys as data', () => {
+    const limits = JSON.parse('{"__proto__": "1000m", "cpu": "1000m"}') as Record<string, unknown>;
+    const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [container({ limits })] } };
+    canonicalizeQuantities('io.k8s.api.core.v1.Pod', pod);
+    assert.deepEqual(Object.entries(limits), [
+      ['__proto__', '1'],
+      ['cpu', '1'],
+    ]);
+    assert.equal(Object.getPrototypeOf(limits), Object.prototype);
+  });
+});
+
+describe('quantities in protobuf', () => {
+  it('Marshal writes String(); Unmarshal parses, so JSON reads the canonical form', () => {
+    const rq = { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q' }, spec: { hard: { cpu: '1000m', memory: '1.5Gi', pods: 10 } } };
+    const wire = encodeProtobufObject(rq);
+    assert.ok(wire.includes(Buffer.from('1536Mi')));
+    assert.ok(!wire.includes(Buffer.from('1000m')));
+    assert.deepEqual(decodeProtobufObject(wire).object['spec'], { hard: { cpu: '1', memory: '1536Mi', pods: '10' } });
   });
 });

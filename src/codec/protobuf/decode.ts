@@ -11,6 +11,7 @@
  *  - a nil slice or map without omitempty is `null` in JSON;
  *  - inline embedded structs spread their fields into the parent object.
  */
+import { canonicalQuantityJson } from '../../api/quantity.js';
 import { assemblerOf, fieldMessage, type Field, type Message } from './descriptor.js';
 import { ProtobufDecodeError } from './errors.js';
 import { formatGoDuration, formatRfc3339, GO_ZERO_TIME_SECONDS } from './wellknown.js';
@@ -193,7 +194,8 @@ function decodeSpecial(msg: Message, buf: Buffer, start: number, end: number): u
     case 'quantity': {
       const s = readSmall(buf, start, end, 1 << 1);
       const q = (s.f1 as string | undefined) ?? '';
-      return q === '' ? '0' : q;
+      // Unmarshal parses the text; JSON then carries its String(), the canonical form.
+      return q === '' ? '0' : canonicalQuantityJson(q);
     }
     case 'intorstring': {
       const s = readSmall(buf, start, end, 1 << 3);

@@ -4,6 +4,7 @@
  * in JSON is not written: a Go client decodes that to the same zero value
  * kube-apiserver would have sent explicitly.
  */
+import { quantityString } from '../../api/quantity.js';
 import { extractorOf, fieldMessage, type Field, type Message } from './descriptor.js';
 import { ProtobufEncodeError } from './errors.js';
 import { parseGoDuration, parseRfc3339 } from './wellknown.js';
@@ -155,10 +156,10 @@ function encodeSpecial(w: Writer, msg: Message, v: unknown, path: string): void 
       return;
     }
     case 'quantity': {
-      // Quantities may arrive as JSON numbers; Go's UnmarshalJSON accepts both.
+      // Quantities may arrive as JSON numbers; Go's UnmarshalJSON accepts both. Marshal writes String(), the canonical form.
       if (typeof v !== 'string' && typeof v !== 'number') throw new ProtobufEncodeError(path, `expected a quantity, got ${describe(v)}`);
       w.uint32((1 << 3) | WIRE_BYTES);
-      w.string(String(v));
+      w.string(quantityString(v));
       return;
     }
     case 'intorstring': {

@@ -94,3 +94,4 @@ export function hasDefaults(group: string, version: string, kind: string): boole
 export { computePodQOS, preparePodForCreate, type PodQOSClass } from './pod.js';
 export { prepareJobForCreate } from './batch.js';
 export { familiesToAllocate, initServiceIPFamilies, normalizeClusterIPs, setAllocatedClusterIPs, type IPFamily } from './service-ips.js';
+export { canonicalizeQuantities } from './quantities.js';
