@@ -8,13 +8,13 @@ import { ApiError, type StatusCause } from '../server/errors.js';
 import { pathToString } from './path.js';
 import { parseIdentifier } from './managed.js';
 import type { Conflict } from './updater.js';
-import { goQuote } from './value.js';
+import { strconvQuote } from '../patch/go-compat.js';
 
 /** printManager: `"name"`, plus ` with subresource "x"`, plus ` using <apiVersion>` for updaters. */
 export function printManager(identifier: string): string {
   const info = parseIdentifier(identifier);
-  let s = goQuote(info.manager);
-  if (info.subresource !== '') s = `${s} with subresource ${goQuote(info.subresource)}`;
+  let s = strconvQuote(info.manager);
+  if (info.subresource !== '') s = `${s} with subresource ${strconvQuote(info.subresource)}`;
   // Identifiers never carry a time, so upstream's " at <time>" never shows.
   if (info.operation === 'Update') s = `${s} using ${info.apiVersion}`;
   return s;

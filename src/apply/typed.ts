@@ -12,7 +12,8 @@
 import { FieldSet } from './fieldset.js';
 import { type PathElement, fieldElement, indexElement, keyElement, pathElementToString, serializePathElement, valueElement } from './path.js';
 import { type Atom, type ListAtom, type MapAtom, type ScalarKind, type TypeRef, resolve, untypedAtomic } from './schema.js';
-import { type JsonObject, type JsonValue, goQuote, isJsonObject, valuesEqual } from './value.js';
+import { strconvQuote } from '../patch/go-compat.js';
+import { type JsonObject, type JsonValue, isJsonObject, valuesEqual } from './value.js';
 
 export interface ValidationError {
   readonly path: string;
@@ -65,7 +66,7 @@ function goTypeName(v: JsonValue): string {
 }
 
 function goSharpV(v: JsonValue): string {
-  if (typeof v === 'string') return goQuote(v);
+  if (typeof v === 'string') return strconvQuote(v);
   if (v === null) return 'interface {}(nil)';
   if (typeof v !== 'object') return String(v);
   return `${goTypeName(v)}{...}`;
@@ -106,7 +107,7 @@ export function listItemToPathElement(t: ListAtom, child: JsonValue): PeResult {
       if (elem.map === undefined) return { error: `couldn't find default value for ${name}: associative list may not have non-map types` };
       const def = elem.map.fields.get(name)?.default;
       if (def === undefined || def === null) {
-        return { error: `associative list with keys has an element that omits key field ${goQuote(name)} (and doesn't have default value)` };
+        return { error: `associative list with keys has an element that omits key field ${strconvQuote(name)} (and doesn't have default value)` };
       }
       fields.push({ name, value: def });
     }

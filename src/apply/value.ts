@@ -8,7 +8,7 @@
  * literals as int64); the int/float distinction only matters for ordering
  * ties, which compare numerically anyway.
  */
-import { compareGoStrings, formatFloatG } from '../patch/go-compat.js';
+import { compareGoStrings, formatFloatG, strconvQuote } from '../patch/go-compat.js';
 import { type JsonObject, type JsonValue, isJsonObject } from '../patch/json-value.js';
 import { cloneObject } from '../registry/object.js';
 
@@ -91,53 +91,11 @@ export function valuesEqual(a: JsonValue, b: JsonValue): boolean {
   return true;
 }
 
-/** Go's %q of a string (strconv.Quote). */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0) as number;
-    switch (c) {
-      case 0x07:
-        out += '\\a';
-        continue;
-      case 0x08:
-        out += '\\b';
-        continue;
-      case 0x0c:
-        out += '\\f';
-        continue;
-      case 0x0a:
-        out += '\\n';
-        continue;
-      case 0x0d:
-        out += '\\r';
-        continue;
-      case 0x09:
-        out += '\\t';
-        continue;
-      case 0x0b:
-        out += '\\v';
-        continue;
-      case 0x22:
-        out += '\\"';
-        continue;
-      case 0x5c:
-        out += '\\\\';
-        continue;
-    }
-    if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else if ((c >= 0x80 && c <= 0x9f) || c === 0xad || c === 0xfeff || (c >= 0xd800 && c <= 0xdfff)) {
-      out += c > 0xffff ? `\\U${c.toString(16).padStart(8, '0')}` : `\\u${c.toString(16).padStart(4, '0')}`;
-    } else out += ch;
-  }
-  return out + '"';
-}
-
 /** value.ToString: how path elements render values (`[name="x"]`, `[=3]`). */
 export function valueToString(v: JsonValue): string {
   if (v === null) return 'null';
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : formatFloatG(v);
-  if (typeof v === 'string') return goQuote(v);
+  if (typeof v === 'string') return strconvQuote(v);
   if (typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) return `[${v.map(valueToString).join(',')}]`;
   // Go iterates the map in its own order here; sorted keys keep us deterministic.

@@ -131,6 +131,61 @@ export function goSprintS(v: JsonValue | undefined): string {
   return `%!s(${goTypeOf(v)}=${goSprint(v)})`;
 }
 
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/** strconv.Quote (and fmt's %q of a string): a double-quoted Go string literal, printable runes kept, others escaped. */
+export function strconvQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0) as number;
+    if (c === 0x22) {
+      out += '\\"';
+      continue;
+    }
+    if (c === 0x5c) {
+      out += '\\\\';
+      continue;
+    }
+    if (c >= 0x20 && c < 0x7f) {
+      out += ch;
+      continue;
+    }
+    if (c >= 0x80 && !(c >= 0xd800 && c <= 0xdfff) && PRINTABLE.test(ch)) {
+      out += ch;
+      continue;
+    }
+    switch (c) {
+      case 0x07:
+        out += '\\a';
+        continue;
+      case 0x08:
+        out += '\\b';
+        continue;
+      case 0x0c:
+        out += '\\f';
+        continue;
+      case 0x0a:
+        out += '\\n';
+        continue;
+      case 0x0d:
+        out += '\\r';
+        continue;
+      case 0x09:
+        out += '\\t';
+        continue;
+      case 0x0b:
+        out += '\\v';
+        continue;
+    }
+    if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
+    // A lone surrogate cannot come out of Go's decoder: it would have been U+FFFD.
+    else if (c >= 0xd800 && c <= 0xdfff) out += '\\ufffd';
+    else if (c < 0x10000) out += `\\u${c.toString(16).padStart(4, '0')}`;
+    else out += `\\U${c.toString(16).padStart(8, '0')}`;
+  }
+  return out + '"';
+}
+
 /** strconv.Quote(string(rune(b))) wrapped in single quotes, as encoding/json's quoteChar. */
 export function goQuoteChar(b: number): string {
   if (b === 0x27) return `'\\''`;

@@ -11,7 +11,8 @@ import { load } from 'js-yaml';
 
 import { type FieldValidation, checkFields } from '../../src/validation/fields/index.js';
 import { quantityError, QUANTITY_FORMAT_ERROR } from '../../src/api/quantity.js';
-import { base64Error, strconvQuote, timeParseError, RFC3339, RFC3339_MICRO } from '../../src/validation/fields/go-text.js';
+import { strconvQuote } from '../../src/patch/go-compat.js';
+import { base64Error, timeParseError, RFC3339, RFC3339_MICRO } from '../../src/validation/fields/go-text.js';
 import { ApiError } from '../../src/server/errors.js';
 
 interface Kind {

@@ -18,6 +18,7 @@
  */
 
 import { quantityError } from '../../api/quantity.js';
+import { goJsonString } from '../../patch/go-compat.js';
 
 /** A Go value decoded by `decode`: the shape follows its GoType. */
 export type GoValue = unknown;
@@ -260,14 +261,10 @@ export function toPlain(v: OrderedJson): unknown {
  * U+2029 escaped (Go's HTML-safe default).
  */
 export function marshalText(v: OrderedJson): string {
-  if (v instanceof OrderedObject) return '{' + v.entries.map(([k, x]) => goQuote(k) + ':' + marshalText(x)).join(',') + '}';
+  if (v instanceof OrderedObject) return '{' + v.entries.map(([k, x]) => goJsonString(k) + ':' + marshalText(x)).join(',') + '}';
   if (Array.isArray(v)) return '[' + v.map(marshalText).join(',') + ']';
-  if (typeof v === 'string') return goQuote(v);
+  if (typeof v === 'string') return goJsonString(v);
   return JSON.stringify(v);
-}
-
-function goQuote(s: string): string {
-  return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
 
 interface ParsedTime {

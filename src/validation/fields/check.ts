@@ -31,7 +31,7 @@ import { JsonSyntaxError, parseJsonAst } from '../../patch/json-decode.js';
 import type { JsonValue } from '../../patch/json-value.js';
 import { ApiError, badRequest } from '../../server/errors.js';
 import { convertUnstructured } from './converter.js';
-import { strconvQuote } from './go-text.js';
+import { strconvQuote } from '../../patch/go-compat.js';
 import { scanJson } from './json-scan.js';
 import { decodeLikeGo, pruneUnknownFields } from './prune.js';
 import { ANY, type DefinitionsSource, type FieldType, fieldTypeFor, listOf, mapOf, STRING, syntheticStruct } from './schema.js';

@@ -20,7 +20,7 @@
 
 import { goJsonEncode } from '../../patch/go-compat.js';
 import type { JsonValue } from '../../patch/json-value.js';
-import { strconvQuote } from './go-text.js';
+import { strconvQuote } from '../../patch/go-compat.js';
 import { scanJson } from './json-scan.js';
 import { type FieldType, Kind } from './schema.js';
 

@@ -1,65 +1,11 @@
 /**
  * Texts Go's libraries produce while kube-apiserver decodes a body, rebuilt
  * byte for byte because they reach clients verbatim inside 400/422 Status
- * messages: strconv.Quote, encoding/json's UnmarshalTypeError, encoding/base64's
+ * messages: encoding/json's UnmarshalTypeError, encoding/base64's
  * CorruptInputError and time.Parse's ParseError (metav1.Time and MicroTime
- * parse with it). resource.ParseQuantity's errors are in api/quantity.ts.
+ * parse with it). strconv.Quote is patch/go-compat.ts's strconvQuote and
+ * resource.ParseQuantity's errors are in api/quantity.ts.
  */
-
-const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-
-/** strconv.Quote: a double-quoted Go string literal (printable runes kept, others escaped). */
-export function strconvQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0) as number;
-    if (c === 0x22) {
-      out += '\\"';
-      continue;
-    }
-    if (c === 0x5c) {
-      out += '\\\\';
-      continue;
-    }
-    if (c >= 0x20 && c < 0x7f) {
-      out += ch;
-      continue;
-    }
-    if (c >= 0x80 && !(c >= 0xd800 && c <= 0xdfff) && PRINTABLE.test(ch)) {
-      out += ch;
-      continue;
-    }
-    switch (c) {
-      case 0x07:
-        out += '\\a';
-        continue;
-      case 0x08:
-        out += '\\b';
-        continue;
-      case 0x0c:
-        out += '\\f';
-        continue;
-      case 0x0a:
-        out += '\\n';
-        continue;
-      case 0x0d:
-        out += '\\r';
-        continue;
-      case 0x09:
-        out += '\\t';
-        continue;
-      case 0x0b:
-        out += '\\v';
-        continue;
-    }
-    if (c < 0x20 || c === 0x7f) out += `\\x${hex2(c)}`;
-    // A lone surrogate cannot come out of Go's decoder: it would have been U+FFFD.
-    else if (c >= 0xd800 && c <= 0xdfff) out += '\\ufffd';
-    else if (c < 0x10000) out += `\\u${c.toString(16).padStart(4, '0')}`;
-    else out += `\\U${c.toString(16).padStart(8, '0')}`;
-  }
-  return out + '"';
-}
 
 function hex2(b: number): string {
   return b.toString(16).padStart(2, '0');
