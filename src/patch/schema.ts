@@ -90,10 +90,17 @@ class Registry {
   }
 }
 
-function refOf(node: SwaggerSchema): string | undefined {
+/** The definition a node stands for, by name: its $ref, or that of a lone allOf wrapper. */
+export function refOf(node: { readonly $ref?: string; readonly allOf?: readonly { readonly $ref?: string }[] }): string | undefined {
   const ref = node.$ref ?? (node.allOf?.length === 1 ? node.allOf[0]?.$ref : undefined);
   if (typeof ref !== 'string') return undefined;
   return ref.slice(ref.lastIndexOf('/') + 1);
+}
+
+/** The definitions map of a source that is either the map or a document holding it under "definitions". */
+export function definitionsOf<T>(source: object): Readonly<Record<string, T>> {
+  const inner = (source as { definitions?: unknown }).definitions;
+  return (typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? inner : source) as Readonly<Record<string, T>>;
 }
 
 const registries = new WeakMap<object, Registry>();
@@ -101,9 +108,7 @@ const registries = new WeakMap<object, Registry>();
 function registryFor(source: DefinitionsSource): Registry {
   let r = registries.get(source);
   if (r === undefined) {
-    const inner = (source as { definitions?: unknown }).definitions;
-    const defs = typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? (inner as SwaggerDefinitions) : (source as SwaggerDefinitions);
-    r = new Registry(defs);
+    r = new Registry(definitionsOf<SwaggerSchema>(source));
     registries.set(source, r);
   }
   return r;
@@ -119,10 +124,11 @@ export function patchSchemaFor(definitions: DefinitionsSource, definitionName: s
   return s;
 }
 
-function typeOf(node: SwaggerSchema): string | undefined {
+/** A node's type; a nullable type lists "null" beside it. */
+export function typeOf(node: { readonly type?: string | readonly string[] }): string | undefined {
   const t = node.type;
-  if (Array.isArray(t)) return t.find((x) => x !== 'null');
-  return t;
+  if (Array.isArray(t)) return (t as readonly string[]).find((x) => x !== 'null');
+  return t as string | undefined;
 }
 
 function splitStrategy(s: string | undefined): string[] {

@@ -21,6 +21,8 @@
  * per definitions object, so one registry serves every request.
  */
 
+import { definitionsOf, refOf, typeOf } from '../../patch/schema.js';
+
 /** One OpenAPI v2 schema node, as found in definitions.json. */
 export interface SwaggerNode {
   readonly $ref?: string;
@@ -295,26 +297,12 @@ class Registry {
   }
 }
 
-function refOf(node: SwaggerNode): string | undefined {
-  const ref = node.$ref ?? (node.allOf?.length === 1 ? node.allOf[0]?.$ref : undefined);
-  if (typeof ref !== 'string') return undefined;
-  return ref.slice(ref.lastIndexOf('/') + 1);
-}
-
-function typeOf(node: SwaggerNode): string | undefined {
-  const t = node.type;
-  if (Array.isArray(t)) return (t as readonly string[]).find((x) => x !== 'null');
-  return t as string | undefined;
-}
-
 const registries = new WeakMap<object, Registry>();
 
 function registryFor(source: DefinitionsSource): Registry {
   let r = registries.get(source);
   if (r === undefined) {
-    const inner = (source as { definitions?: unknown }).definitions;
-    const defs = typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? (inner as SwaggerDefinitions) : (source as SwaggerDefinitions);
-    r = new Registry(defs);
+    r = new Registry(definitionsOf<SwaggerNode>(source));
     registries.set(source, r);
   }
   return r;
