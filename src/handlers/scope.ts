@@ -3,7 +3,7 @@ import type { ServedType } from '../codec/cached-encoding.js';
 import { negotiate, type Negotiated } from '../codec/negotiate.js';
 import { supportsProtobuf } from '../codec/protobuf/index.js';
 import { apiVersionOf } from '../registry/object.js';
-import { applyDefaults } from '../registry/defaults/index.js';
+import { applyDefaults, canonicalizeQuantities } from '../registry/defaults/index.js';
 import { toServedVersion, toStorageVersion } from '../registry/convert.js';
 import type { KubeObject } from '../registry/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
@@ -69,9 +69,10 @@ export class ResourceScope {
 
   private servedType: ServedType | undefined;
 
-  /** kube's defaulting of the served version (what decoding a request does), in place. */
+  /** What decoding a request does in kube: the served version's defaults and canonical quantities, in place. */
   applyDefaults(obj: KubeObject): void {
     applyDefaults(this.info.group, this.info.version, this.info.kind, obj);
+    canonicalizeQuantities(this.info.definition, obj);
   }
 
   toServed(obj: KubeObject): KubeObject {

@@ -158,4 +158,29 @@ describe('writes through kubectl', { skip: kubectlMissing() }, () => {
     assert.equal(r.status, 422);
     assert.match(r.json.message, /spec\.containers\[0\]\.image: Required value/);
   });
+
+  it('quantities read back in canonical form, whatever the write path', async () => {
+    const pod = `apiVersion: v1
+kind: Pod
+metadata: {name: sized, namespace: writes}
+spec:
+  containers:
+  - name: c
+    image: nginx
+    resources:
+      limits: {cpu: 1000m, memory: 1.5Gi}
+      requests: {cpu: 0.5}
+`;
+    await ok(['apply', '--server-side', '-f', '-'], pod);
+    const created = await getJson(['get', 'pod', 'sized', '-n', 'writes']);
+    assert.deepEqual(created.spec.containers[0].resources, { limits: { cpu: '1', memory: '1536Mi' }, requests: { cpu: '500m', memory: '1536Mi' } });
+    // Applying the same configuration again changes nothing: the canonical form is stable.
+    await ok(['apply', '--server-side', '-f', '-'], pod);
+    assert.equal((await getJson(['get', 'pod', 'sized', '-n', 'writes'])).metadata.resourceVersion, created.metadata.resourceVersion);
+    const quota = await http(server, 'POST', '/api/v1/namespaces/writes/resourcequotas', { body: { metadata: { name: 'q' }, spec: { hard: { pods: 10, 'requests.memory': '2048Mi' } } } });
+    assert.equal(quota.status, 201);
+    assert.deepEqual(quota.json.spec.hard, { pods: '10', 'requests.memory': '2Gi' });
+    const patched = await http(server, 'PATCH', '/api/v1/namespaces/writes/resourcequotas/q', { body: { spec: { hard: { 'limits.cpu': '2000m' } } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    assert.equal(patched.json.spec.hard['limits.cpu'], '2');
+  });
 });

@@ -1,5 +1,5 @@
 import type { FieldError } from '../../server/errors.js';
-import { jsonEqual } from '../object.js';
+import { cloneObject, jsonEqual } from '../object.js';
 import { FIELD_IMMUTABLE, goRepr, has, invalid, isObj, nonNegative, notSupported, obj, objs, required, str, type Obj } from './field.js';
 import { validatePodTemplateSpec } from './pod-spec.js';
 import { labelSelectorRepr } from './render.js';
@@ -92,7 +92,7 @@ export function validateJobUpdate(job: Obj, old: Obj): FieldError[] {
   if (suspendedNeverStarted) {
     // Scheduling directives may change while a suspended job has not started.
     const oldTemplate = obj(oldSpec.template);
-    template = structuredClone(template);
+    template = cloneObject(template);
     const tspec = obj(template.spec);
     const ospec = obj(oldTemplate.spec);
     for (const k of ['nodeSelector', 'affinity', 'tolerations', 'schedulingGates']) {
