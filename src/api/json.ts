@@ -10,8 +10,16 @@ export interface JsonObject {
   [key: string]: Json;
 }
 
-export function isJsonObject(v: Json | undefined): v is JsonObject {
+/**
+ * Whether a decoded JSON value is an object (not null, not an array): the
+ * one test every layer uses before reading fields.
+ */
+export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function isJsonObject(v: Json | undefined): v is JsonObject {
+  return isRecord(v);
 }
 
 const canonicalMemo = new WeakMap<object, string>();

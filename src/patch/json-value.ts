@@ -4,6 +4,8 @@
  * (`__proto__` must stay an ordinary own property, never a prototype switch).
  */
 
+import { isRecord } from '../api/json.js';
+
 export type JsonPrimitive = null | boolean | number | string;
 export type JsonValue = JsonPrimitive | JsonValue[] | JsonObject;
 export interface JsonObject {
@@ -13,7 +15,7 @@ export interface JsonObject {
 const hasOwnProperty = Object.prototype.hasOwnProperty;
 
 export function isJsonObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+  return isRecord(v);
 }
 
 export function hasOwn(obj: JsonObject, key: string): boolean {

@@ -17,6 +17,7 @@
  * when absent) and to encode it back.
  */
 
+import { isRecord } from '../../api/json.js';
 import { quantityError } from '../../api/quantity.js';
 import { goJsonString } from '../../patch/go-compat.js';
 
@@ -102,10 +103,6 @@ export function zeroValue(t: GoType): GoValue {
   }
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function mismatch(opts: DecodeOptions, what: string, zero: GoValue): GoValue {
   if (opts.encodingJson) throw new GoDecodeError(`cannot unmarshal ${what}`);
   return zero;
@@ -143,13 +140,13 @@ export function decode(raw: unknown, t: GoType, opts: DecodeOptions): GoValue {
       if (!Array.isArray(raw)) return mismatch(opts, `${typeof raw} into slice`, null);
       return raw.map((item) => decode(item, t.elem, opts));
     case 'map': {
-      if (!isPlainObject(raw)) return mismatch(opts, `${typeof raw} into map`, null);
+      if (!isRecord(raw)) return mismatch(opts, `${typeof raw} into map`, null);
       const out: Record<string, GoValue> = {};
       for (const [k, v] of Object.entries(raw)) out[k] = decode(v, t.elem, opts);
       return out;
     }
     case 'struct': {
-      if (!isPlainObject(raw)) return mismatch(opts, `${Array.isArray(raw) ? 'array' : typeof raw} into struct`, zeroValue(t));
+      if (!isRecord(raw)) return mismatch(opts, `${Array.isArray(raw) ? 'array' : typeof raw} into struct`, zeroValue(t));
       const out = zeroValue(t) as Record<string, GoValue>;
       // Keys are visited in document order, so the last key naming a field
       // wins, as when encoding/json assigns each key in turn.

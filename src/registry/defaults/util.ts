@@ -5,11 +5,11 @@
  * false for non-pointer fields), so each helper says which it means.
  */
 
+import { isRecord as isObject } from '../../api/json.js';
+
 export type JsonObject = Record<string, unknown>;
 
-export function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export { isObject };
 
 /** A nested object, created (as Go's zero struct would be) when missing or null. */
 export function ensureObject(o: JsonObject, key: string): JsonObject {

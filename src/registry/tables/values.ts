@@ -4,13 +4,13 @@
  * wrong JSON type, which is what kube's printers see after decoding.
  */
 
+import { isRecord } from '../../api/json.js';
+
 export type JsonRecord = Record<string, unknown>;
 
 const EMPTY: JsonRecord = Object.freeze({}) as JsonRecord;
 
-export function isRecord(v: unknown): v is JsonRecord {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export { isRecord };
 
 /** The object, or an empty one (a nil struct pointer reads as zero fields). */
 export function rec(v: unknown): JsonRecord {

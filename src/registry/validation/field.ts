@@ -1,3 +1,5 @@
+import { isRecord as isObj } from '../../api/json.js';
+import { list, str } from '../tables/values.js';
 import type { FieldError } from '../../server/errors.js';
 export { goRepr, type GoRepr } from '../../server/field-value.js';
 
@@ -9,24 +11,15 @@ export { goRepr, type GoRepr } from '../../server/field-value.js';
 
 export type Obj = Record<string, unknown>;
 
-export function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export { isObj, list, str };
 
+/** The object, or a fresh empty one (unlike the printers' frozen rec(), validators may write into it). */
 export function obj(v: unknown): Obj {
   return isObj(v) ? v : {};
 }
 
-export function list(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : [];
-}
-
 export function objs(v: unknown): Obj[] {
   return list(v).map(obj);
-}
-
-export function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
 }
 
 export function num(v: unknown): number {

@@ -14,12 +14,8 @@
  */
 
 import { type JsonAst, astToValue, parseJsonAst } from '../../patch/json-decode.js';
-import { type JsonObject, type JsonValue, setOwn } from '../../patch/json-value.js';
+import { type JsonObject, type JsonValue, isJsonObject as isObject, setOwn } from '../../patch/json-value.js';
 import { type FieldType, Kind, STRING, listOf } from './schema.js';
-
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** The value with every field its Go type does not declare removed; unchanged subtrees are shared. */
 export function pruneUnknownFields(value: unknown, t: FieldType): unknown {
