@@ -1,3 +1,4 @@
+import { isRecord } from '../api/json.js';
 import { badRequest } from '../server/errors.js';
 import { isQualifiedName, isValidLabelValue } from './validate-meta.js';
 import { valueAt, type KubeObject } from './object.js';
@@ -393,13 +394,15 @@ export function checkFieldSelectorSupported(sel: FieldSelector, support: Pick<Fi
  */
 export function labelSelectorMatches(selector: unknown, labels: Record<string, string> | undefined): boolean {
   if (selector === undefined || selector === null || typeof selector !== 'object') return false;
-  const s = selector as { matchLabels?: Record<string, string>; matchExpressions?: Array<{ key?: string; operator?: string; values?: string[] }> };
+  const s = selector as { matchLabels?: unknown; matchExpressions?: unknown };
   const l = labels ?? {};
-  for (const [k, v] of Object.entries(s.matchLabels ?? {})) if (l[k] !== v) return false;
-  for (const e of s.matchExpressions ?? []) {
+  for (const [k, v] of Object.entries(isRecord(s.matchLabels) ? s.matchLabels : {})) if (l[k] !== v) return false;
+  for (const item of Array.isArray(s.matchExpressions) ? s.matchExpressions : []) {
+    // A null element decodes as Go's zero requirement, whose empty operator selects nothing.
+    const e = (isRecord(item) ? item : {}) as { key?: string; operator?: string; values?: string[] };
     const key = e.key ?? '';
     const has = Object.prototype.hasOwnProperty.call(l, key);
-    const values = e.values ?? [];
+    const values = Array.isArray(e.values) ? e.values : [];
     switch (e.operator) {
       case 'In':
         if (!has || !values.includes(l[key]!)) return false;

@@ -12,10 +12,12 @@ import type { KubeObject } from '../../src/registry/object.js';
 import {
   checkFieldSelectorSupported,
   fieldExtractorFor,
+  labelSelectorMatches,
   parseFieldSelector,
   parseLabelSelector,
   type LabelRequirement,
 } from '../../src/registry/selectors.js';
+import { selectorMatches } from '../../src/registry/validation/selector.js';
 
 const LABEL_VALUE_MSG =
   "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
@@ -352,4 +354,31 @@ describe('field labels per resource (fieldExtractorFor)', () => {
       }
     });
   }
+});
+
+describe('metav1.LabelSelector matching', () => {
+  const labels = { app: 'web', tier: 'front' };
+  const cases: Array<[string, unknown, boolean]> = [
+    ['matchLabels', { matchLabels: { app: 'web' } }, true],
+    ['matchLabels mismatch', { matchLabels: { app: 'db' } }, false],
+    ['In', { matchExpressions: [{ key: 'tier', operator: 'In', values: ['front', 'back'] }] }, true],
+    ['NotIn', { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['front'] }] }, false],
+    ['Exists', { matchExpressions: [{ key: 'app', operator: 'Exists' }] }, true],
+    ['DoesNotExist', { matchExpressions: [{ key: 'zone', operator: 'DoesNotExist' }] }, true],
+    ['unknown operator', { matchExpressions: [{ key: 'app', operator: 'Gt', values: ['1'] }] }, false],
+    ['inherited keys are not labels', { matchExpressions: [{ key: 'constructor', operator: 'Exists' }] }, false],
+    ['a null requirement selects nothing', { matchExpressions: [null] }, false],
+    ['empty selects everything', {}, true],
+  ];
+  for (const [name, selector, want] of cases) {
+    it(name, () => {
+      assert.equal(labelSelectorMatches(selector, labels), want);
+      assert.equal(selectorMatches(selector, labels), want);
+    });
+  }
+
+  it('a missing selector selects nothing for policy, everything for validation (which checks emptiness first)', () => {
+    assert.equal(labelSelectorMatches(undefined, labels), false);
+    assert.equal(selectorMatches(undefined, labels), true);
+  });
 });

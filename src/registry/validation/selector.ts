@@ -1,4 +1,5 @@
 import type { FieldError } from '../../server/errors.js';
+import { labelSelectorMatches } from '../selectors.js';
 import { isQualifiedName, isValidLabelValue, validateLabels } from '../validate-meta.js';
 import { forbidden, invalid, isObj, list, obj, objs, required, str, type Obj } from './field.js';
 
@@ -40,33 +41,13 @@ export function selectorIsEmpty(selector: unknown): boolean {
   return Object.keys(obj(s.matchLabels)).length === 0 && list(s.matchExpressions).length === 0;
 }
 
-/** labels.Selector.Matches for a metav1.LabelSelector. */
+/**
+ * labels.Selector.Matches for a metav1.LabelSelector. Callers check for an
+ * empty selector first; a missing one reads as empty here and selects
+ * everything.
+ */
 export function selectorMatches(selector: unknown, labels: unknown): boolean {
-  const s = obj(selector);
-  const l = obj(labels) as Record<string, unknown>;
-  for (const [k, v] of Object.entries(obj(s.matchLabels))) if (l[k] !== v) return false;
-  for (const req of objs(s.matchExpressions)) {
-    const key = str(req.key);
-    const values = list(req.values).map(str);
-    const present = key in l;
-    switch (req.operator) {
-      case 'In':
-        if (!present || !values.includes(str(l[key]))) return false;
-        break;
-      case 'NotIn':
-        if (present && values.includes(str(l[key]))) return false;
-        break;
-      case 'Exists':
-        if (!present) return false;
-        break;
-      case 'DoesNotExist':
-        if (present) return false;
-        break;
-      default:
-        return false;
-    }
-  }
-  return true;
+  return labelSelectorMatches(obj(selector), obj(labels) as Record<string, string>);
 }
 
 /** A map selector (Service, ReplicationController) matches when every pair is present. */
