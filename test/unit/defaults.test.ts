@@ -385,3 +385,27 @@ test('other groups', () => {
     assert.deepEqual(defaulted(group, version, kind, input), want, `${group}/${version} ${kind}`);
   }
 });
+
+test('volume sources shared by Pod volumes and PersistentVolumes get the same defaults', () => {
+  const sources = {
+    hostPath: { path: '/x' },
+    iscsi: { targetPortal: 'p', iqn: 'q', lun: 0 },
+    rbd: { monitors: ['m'], image: 'i' },
+    azureDisk: { diskName: 'd', diskURI: 'u' },
+    scaleIO: { gateway: 'g', system: 's', secretRef: { name: 'n' } },
+  };
+  const want = {
+    hostPath: { path: '/x', type: '' },
+    iscsi: { targetPortal: 'p', iqn: 'q', lun: 0, iscsiInterface: 'default' },
+    rbd: { monitors: ['m'], image: 'i', pool: 'rbd', user: 'admin', keyring: '/etc/ceph/keyring' },
+    azureDisk: { diskName: 'd', diskURI: 'u', cachingMode: 'ReadWrite', kind: 'Shared', fsType: 'ext4', readOnly: false },
+    scaleIO: { gateway: 'g', system: 's', secretRef: { name: 'n' }, storageMode: 'ThinProvisioned', fsType: 'xfs' },
+  };
+  for (const [key, source] of Object.entries(sources)) {
+    const pv = defaulted('', 'v1', 'PersistentVolume', { apiVersion: 'v1', kind: 'PersistentVolume', spec: { [key]: source } });
+    assert.deepEqual((pv.spec as Record<string, unknown>)[key], want[key as keyof typeof want], `PersistentVolume ${key}`);
+    const pod = defaulted('', 'v1', 'Pod', { apiVersion: 'v1', kind: 'Pod', spec: { containers: [container], volumes: [{ name: 'v', [key]: source }] } });
+    const volume = ((pod.spec as Record<string, unknown>).volumes as Record<string, unknown>[])[0]!;
+    assert.deepEqual(volume[key], want[key as keyof typeof want], `Pod volume ${key}`);
+  }
+});

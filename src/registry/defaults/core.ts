@@ -1,5 +1,5 @@
 import type { KubeObject } from '../object.js';
-import { defaultAzureDisk, defaultIscsi, defaultPodTemplate, defaultRbd, defaultScaleIO } from './pod-spec.js';
+import { defaultPersistentVolumeSources, defaultPodTemplate } from './pod-spec.js';
 import { defaultPvcSpec } from './pvc.js';
 import {
   defaultPtr,
@@ -64,16 +64,7 @@ export function defaultPersistentVolume(pv: KubeObject): void {
   const spec = ensureObject(pv, 'spec');
   defaultString(spec, 'persistentVolumeReclaimPolicy', 'Retain');
   defaultPtr(spec, 'volumeMode', 'Filesystem');
-  const hostPath = objectAt(spec, 'hostPath');
-  if (hostPath) defaultPtr(hostPath, 'type', '');
-  const rbd = objectAt(spec, 'rbd');
-  if (rbd) defaultRbd(rbd);
-  const iscsi = objectAt(spec, 'iscsi');
-  if (iscsi) defaultIscsi(iscsi);
-  const azureDisk = objectAt(spec, 'azureDisk');
-  if (azureDisk) defaultAzureDisk(azureDisk);
-  const scaleIO = objectAt(spec, 'scaleIO');
-  if (scaleIO) defaultScaleIO(scaleIO);
+  defaultPersistentVolumeSources(spec);
 }
 
 export function defaultPersistentVolumeClaim(pvc: KubeObject): void {

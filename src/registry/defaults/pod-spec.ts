@@ -111,8 +111,7 @@ export function defaultVolume(volume: JsonObject): void {
   const image = objectAt(volume, 'image');
   if (image && isEmptyString(image.pullPolicy)) image.pullPolicy = defaultPullPolicy(image.reference);
 
-  const hostPath = objectAt(volume, 'hostPath');
-  if (hostPath) defaultPtr(hostPath, 'type', '');
+  defaultPersistentVolumeSources(volume);
   const secret = objectAt(volume, 'secret');
   if (secret) defaultPtr(secret, 'defaultMode', FILE_MODE_DEFAULT);
   const configMap = objectAt(volume, 'configMap');
@@ -132,17 +131,27 @@ export function defaultVolume(volume: JsonObject): void {
       if (token) defaultPtr(token, 'expirationSeconds', 3600);
     }
   }
-  const iscsi = objectAt(volume, 'iscsi');
-  if (iscsi) defaultIscsi(iscsi);
-  const rbd = objectAt(volume, 'rbd');
-  if (rbd) defaultRbd(rbd);
-  const azureDisk = objectAt(volume, 'azureDisk');
-  if (azureDisk) defaultAzureDisk(azureDisk);
-  const scaleIO = objectAt(volume, 'scaleIO');
-  if (scaleIO) defaultScaleIO(scaleIO);
   const ephemeral = objectAt(volume, 'ephemeral');
   const claimTemplate = ephemeral && objectAt(ephemeral, 'volumeClaimTemplate');
   if (claimTemplate) defaultPvcSpec(ensureObject(claimTemplate, 'spec'));
+}
+
+/**
+ * Defaults of the volume sources a pod's Volume shares with a
+ * PersistentVolumeSpec (SetDefaults_HostPathVolumeSource, _ISCSI..., _RBD...,
+ * _AzureDisk..., _ScaleIO...).
+ */
+export function defaultPersistentVolumeSources(source: JsonObject): void {
+  const hostPath = objectAt(source, 'hostPath');
+  if (hostPath) defaultPtr(hostPath, 'type', '');
+  const iscsi = objectAt(source, 'iscsi');
+  if (iscsi) defaultIscsi(iscsi);
+  const rbd = objectAt(source, 'rbd');
+  if (rbd) defaultRbd(rbd);
+  const azureDisk = objectAt(source, 'azureDisk');
+  if (azureDisk) defaultAzureDisk(azureDisk);
+  const scaleIO = objectAt(source, 'scaleIO');
+  if (scaleIO) defaultScaleIO(scaleIO);
 }
 
 function defaultDownwardItems(source: JsonObject): void {
@@ -154,24 +163,24 @@ function defaultDownwardItems(source: JsonObject): void {
 
 // The legacy in-tree volume plugins keep their declarative defaults; they are
 // shared with PersistentVolume sources.
-export function defaultIscsi(v: JsonObject): void {
+function defaultIscsi(v: JsonObject): void {
   defaultString(v, 'iscsiInterface', 'default');
 }
 
-export function defaultRbd(v: JsonObject): void {
+function defaultRbd(v: JsonObject): void {
   defaultString(v, 'pool', 'rbd');
   defaultString(v, 'user', 'admin');
   defaultString(v, 'keyring', '/etc/ceph/keyring');
 }
 
-export function defaultAzureDisk(v: JsonObject): void {
+function defaultAzureDisk(v: JsonObject): void {
   defaultPtr(v, 'cachingMode', 'ReadWrite');
   defaultPtr(v, 'kind', 'Shared');
   defaultPtr(v, 'fsType', 'ext4');
   defaultPtr(v, 'readOnly', false);
 }
 
-export function defaultScaleIO(v: JsonObject): void {
+function defaultScaleIO(v: JsonObject): void {
   defaultString(v, 'storageMode', 'ThinProvisioned');
   defaultString(v, 'fsType', 'xfs');
 }
