@@ -183,14 +183,21 @@ function fastPathScale(numDigits: number, denomDigits: number, suffix: Suffix): 
 
 const ZERO_TEXT: Quantity = { mantissa: 0n, exponent: 0, format: 'DecimalSI', text: '0' };
 
-/** ParseQuantity: the quantity, or kube's error text. */
-function parse(str: string): Quantity | string {
+/** ParseQuantity's first steps: the scanned text and its suffix, or the error text (ErrFormatWrong, ErrSuffix). */
+function scanWithSuffix(str: string): { s: Scanned; suffix: Suffix } | string {
   if (str.length === 0) return QUANTITY_FORMAT_ERROR;
-  if (str === '0') return ZERO_TEXT;
   const s = scan(str);
   if (s === undefined) return QUANTITY_FORMAT_ERROR;
   const suffix = interpretSuffix(s.allZeros ? '' : str.slice(s.suffixStart));
-  if (suffix === undefined) return QUANTITY_SUFFIX_ERROR;
+  return suffix === undefined ? QUANTITY_SUFFIX_ERROR : { s, suffix };
+}
+
+/** ParseQuantity: the quantity, or kube's error text. */
+function parse(str: string): Quantity | string {
+  if (str === '0') return ZERO_TEXT;
+  const scanned = scanWithSuffix(str);
+  if (typeof scanned === 'string') return scanned;
+  const { s, suffix } = scanned;
   const num = s.allZeros || s.numEnd === s.numStart ? '0' : str.slice(s.numStart, s.numEnd);
   const denom = str.slice(s.denomStart, s.denomEnd);
 
@@ -253,12 +260,10 @@ export function parseQuantity(text: string): Quantity {
 
 /** resource.ParseQuantity's error for a text, or undefined when it parses. */
 export function quantityError(text: string): string | undefined {
-  if (text.length === 0) return QUANTITY_FORMAT_ERROR;
   if (text === '0') return undefined;
-  const s = scan(text);
-  if (s === undefined) return QUANTITY_FORMAT_ERROR;
-  const suffix = interpretSuffix(s.allZeros ? '' : text.slice(s.suffixStart));
-  if (suffix === undefined) return QUANTITY_SUFFIX_ERROR;
+  const scanned = scanWithSuffix(text);
+  if (typeof scanned === 'string') return scanned;
+  const { s, suffix } = scanned;
   // Only the inf.Dec path can fail now, on a number without digits (".", "+.", "").
   if (s.hasDigits) return undefined;
   const numDigits = Math.max(1, s.numEnd - s.numStart);
