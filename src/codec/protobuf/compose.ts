@@ -5,7 +5,7 @@
  * object once, as the JSON path does.
  */
 import { messageForKind } from './descriptor.js';
-import { ENVELOPE_PREFIX, typeOf, type TypeInfo } from './envelope.js';
+import { typeOf, type TypeInfo, writeUnknown } from './envelope.js';
 import { encodeFields } from './encode.js';
 import { Writer, WIRE_BYTES, WIRE_VARINT } from './wire.js';
 
@@ -15,26 +15,6 @@ export function encodeProtobufMessage(obj: Record<string, unknown>, defaults?: P
   const w = new Writer(2048);
   encodeFields(w, messageForKind(apiVersion, kind), obj, kind);
   return w.finish();
-}
-
-function writeUnknown(w: Writer, type: TypeInfo, writeRaw: () => void): void {
-  w.raw(ENVELOPE_PREFIX);
-  w.uint32((1 << 3) | WIRE_BYTES);
-  const tm = w.beginLength();
-  w.uint32((1 << 3) | WIRE_BYTES);
-  w.string(type.apiVersion);
-  w.uint32((2 << 3) | WIRE_BYTES);
-  w.string(type.kind);
-  w.endLength(tm);
-  w.uint32((2 << 3) | WIRE_BYTES);
-  const raw = w.beginLength();
-  writeRaw();
-  w.endLength(raw);
-  // contentEncoding and contentType: empty strings, as Go writes every string field.
-  w.uint32((3 << 3) | WIRE_BYTES);
-  w.uint32(0);
-  w.uint32((4 << 3) | WIRE_BYTES);
-  w.uint32(0);
 }
 
 /** An enveloped object from its cached message bytes (type meta: the kind's, for types that carry it). */

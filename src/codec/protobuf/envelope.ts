@@ -111,26 +111,33 @@ export function typeOf(obj: JsonObject, defaults?: Partial<TypeInfo>): TypeInfo 
   return { apiVersion, kind };
 }
 
-/** Writes prefix + Unknown for `obj` into `w`. */
-export function writeEnveloped(w: Writer, obj: JsonObject, defaults?: Partial<TypeInfo>): void {
-  const { apiVersion, kind } = typeOf(obj, defaults);
-  const msg = messageForKind(apiVersion, kind);
+/** Writes the prefix and a runtime.Unknown with this type meta, its raw bytes written by `writeRaw`. */
+export function writeUnknown(w: Writer, type: TypeInfo, writeRaw: () => void): void {
   w.raw(ENVELOPE_PREFIX);
-  // typeMeta: a type without TypeMeta (WatchEvent) reports none, as Go's GetObjectKind does.
   w.uint32((1 << 3) | WIRE_BYTES);
   const tm = w.beginLength();
   w.uint32((1 << 3) | WIRE_BYTES);
-  w.string(msg.typeMeta ? apiVersion : '');
+  w.string(type.apiVersion);
   w.uint32((2 << 3) | WIRE_BYTES);
-  w.string(msg.typeMeta ? kind : '');
+  w.string(type.kind);
   w.endLength(tm);
   w.uint32((2 << 3) | WIRE_BYTES);
   const raw = w.beginLength();
-  encodeFields(w, msg, obj, kind);
+  writeRaw();
   w.endLength(raw);
-  // contentEncoding and contentType: empty strings, written as Go writes every string field.
+  // contentEncoding and contentType: empty strings, as Go writes every string field.
   w.uint32((3 << 3) | WIRE_BYTES);
   w.uint32(0);
   w.uint32((4 << 3) | WIRE_BYTES);
   w.uint32(0);
+}
+
+const NO_TYPE_META: TypeInfo = { apiVersion: '', kind: '' };
+
+/** Writes prefix + Unknown for `obj` into `w`. */
+export function writeEnveloped(w: Writer, obj: JsonObject, defaults?: Partial<TypeInfo>): void {
+  const type = typeOf(obj, defaults);
+  const msg = messageForKind(type.apiVersion, type.kind);
+  // typeMeta: a type without TypeMeta (WatchEvent) reports none, as Go's GetObjectKind does.
+  writeUnknown(w, msg.typeMeta ? type : NO_TYPE_META, () => encodeFields(w, msg, obj, type.kind));
 }
