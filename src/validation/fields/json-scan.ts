@@ -25,6 +25,9 @@ import { strconvQuote } from '../../patch/go-compat.js';
 import { base64Error, intLiteralFits, floatLiteralFits, RFC3339, RFC3339_MICRO, timeParseError, uint8LiteralFits, unmarshalTypeError } from './go-text.js';
 import { ANY, type FieldRef, type FieldType, Kind, STRING, listOf } from './schema.js';
 
+/** interface{} lists hold interface{} items. */
+const ANY_LIST = listOf(ANY);
+
 export interface ScanOptions {
   /** Collect unknown and duplicate fields (the strict decoder kube uses for Warn and Strict). */
   readonly strict: boolean;
@@ -449,7 +452,7 @@ class Scanner {
         return;
       case Kind.Any:
         if (c === 0x7b) this.map(ANY);
-        else if (c === 0x5b) this.anyList();
+        else if (c === 0x5b) this.list(ANY_LIST);
         else this.skip();
         return;
       case Kind.SchemaOrBool:
@@ -547,26 +550,6 @@ class Scanner {
     for (let idx = 0; ; idx++) {
       this.push(Frame.Index, '', idx, '');
       this.value(elem);
-      this.depth--;
-      this.ws();
-      const c = this.s.charCodeAt(this.i);
-      this.i++;
-      if (c === 0x5d) return;
-      if (c !== 0x2c) throw new MalformedJsonError(this.i - 1);
-    }
-  }
-
-  /** interface{} lists hold interface{} items. */
-  private anyList(): void {
-    this.i++;
-    this.ws();
-    if (this.s.charCodeAt(this.i) === 0x5d) {
-      this.i++;
-      return;
-    }
-    for (let idx = 0; ; idx++) {
-      this.push(Frame.Index, '', idx, '');
-      this.value(ANY);
       this.depth--;
       this.ws();
       const c = this.s.charCodeAt(this.i);
