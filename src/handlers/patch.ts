@@ -125,6 +125,8 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
     throw err;
   }
   if (!isPlainObject(applied)) throw badRequest('the apply patch is not an object');
+  // Compared with the live object's canonical quantities, "1000m" must read as the "1" it is.
+  scope.canonicalize(applied as KubeObject);
   const subresource = scope.subresource === 'status' ? 'status' : '';
   const result = await scope.store.update(
     info.namespaced ? scope.namespace : undefined,

@@ -72,6 +72,11 @@ export class ResourceScope {
   /** What decoding a request does in kube: the served version's defaults and canonical quantities, in place. */
   applyDefaults(obj: KubeObject): void {
     applyDefaults(this.info.group, this.info.version, this.info.kind, obj);
+    this.canonicalize(obj);
+  }
+
+  /** Quantities in canonical form, in place: what decoding into Go types does to any body. */
+  canonicalize(obj: KubeObject): void {
     canonicalizeQuantities(this.info.definition, obj);
   }
 

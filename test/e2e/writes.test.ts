@@ -174,7 +174,9 @@ spec:
     await ok(['apply', '--server-side', '-f', '-'], pod);
     const created = await getJson(['get', 'pod', 'sized', '-n', 'writes']);
     assert.deepEqual(created.spec.containers[0].resources, { limits: { cpu: '1', memory: '1536Mi' }, requests: { cpu: '500m', memory: '1536Mi' } });
-    // Applying the same configuration again changes nothing: the canonical form is stable.
+    // Applying the same configuration again changes nothing: the canonical form is stable. (A second
+    // later, so a changed field set would show as a new managedFields time and resourceVersion.)
+    await new Promise((r) => setTimeout(r, 1100));
     await ok(['apply', '--server-side', '-f', '-'], pod);
     assert.equal((await getJson(['get', 'pod', 'sized', '-n', 'writes'])).metadata.resourceVersion, created.metadata.resourceVersion);
     const quota = await http(server, 'POST', '/api/v1/namespaces/writes/resourcequotas', { body: { metadata: { name: 'q' }, spec: { hard: { pods: 10, 'requests.memory': '2048Mi' } } } });
