@@ -4,8 +4,8 @@
  * smoke run of well under a minute, and each knob can still be set on its own.
  */
 
-export type Section = 'core' | 'writes' | 'list' | 'watch' | 'memory';
-export const SECTIONS: readonly Section[] = ['core', 'writes', 'list', 'watch', 'memory'];
+export type Section = 'core' | 'writes' | 'validation' | 'list' | 'watch' | 'memory';
+export const SECTIONS: readonly Section[] = ['core', 'writes', 'validation', 'list', 'watch', 'memory'];
 
 export interface BenchConfig {
   quick: boolean;

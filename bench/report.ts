@@ -1,5 +1,6 @@
 import type { BenchConfig } from './config.js';
 import type { PhaseResult } from './http-client.js';
+import type { FieldValidationResult } from './field-validation.js';
 import type { ListResult } from './list.js';
 import type { StoreResult } from './store.js';
 import type { WatchResult } from './watch.js';
@@ -22,6 +23,8 @@ export interface Report {
   results: PhaseResult[];
   /** Big-object writes: PUT (baseline), strategic merge patch, server-side apply. */
   writes: PhaseResult[];
+  /** In-process field validation of a Deployment body beside JSON.parse / js-yaml. */
+  fieldValidation?: FieldValidationResult;
   lists: ListResult[];
   watch: WatchResult[];
   store?: StoreResult;
@@ -46,7 +49,8 @@ function howToRead(r: Report): string[] {
     '- **CPU %**: CPU seconds per wall second of the serving process (Capstan or the baseline, from /proc) and of this load-generating process, over the phase; 100 = one core, and the machine has ' + String(r.machine.cpus) + '. A server near 100 % is bound by its single JavaScript thread; a sum near ' + String(r.machine.cpus * 100) + ' % means the machine, not the server, is the limit.',
     '- **Start-up**: spawn to the ready line, measured by this process; "reported" is what the server prints (from its own process start). A resource\'s watch cache starts on its first read, or during start-up when a built-in controller watches that resource, and then lists the store; right after loading, the store\'s history (5 minutes) still holds every create and a starting cache also replays it, so the store is restarted twice: as loaded, and after a compaction pass (the steady state). The first reads after a restart show what is left to do lazily.',
     '- **Writes of big objects**: a Deployment with 100 containers (~25 KB) and a ConfigMap with 1,000 entries (~20 KB), each client changing one field of its own object: the baseline is a plain PUT of the whole object (no patch to compute, no fields to track beyond the update); the strategic merge patch changes one container image / one key; server-side apply sends the whole configuration with `force=true` as one manager.',
-    '- **Running it**: `npm run bench` (or `npx tsc -p tsconfig.json && node dist/bench/run.js`). `BENCH_QUICK=1` is a smoke run written to `quick.md`/`quick.json` instead; `BENCH_SECTIONS=core,writes,list,watch,memory` picks sections; sizes: `BENCH_PHASE_MS`, `BENCH_WRITE_CLIENTS`, `BENCH_LIST_SIZES`, `BENCH_LIST_CLIENTS`, `BENCH_LIST_MS`, `BENCH_LIST_MIN_REQUESTS`, `BENCH_STORE_OBJECTS`, `BENCH_WATCHERS`, `BENCH_WATCH_RATE`, `BENCH_WATCH_SECONDS`; `BENCH_BACKEND=memory` for the in-memory store (no restart then). No number here is asserted anywhere.',
+    '- **Field validation**: in this process, no server: the scan for unknown and duplicate fields and type errors (`checkFields`) of one Deployment body at each level, beside the parse every request pays anyway (`JSON.parse`, js-yaml); best of three 300 ms runs per row.',
+    '- **Running it**: `npm run bench` (or `npx tsc -p tsconfig.json && node dist/bench/run.js`). `BENCH_QUICK=1` is a smoke run written to `quick.md`/`quick.json` instead; `BENCH_SECTIONS=core,writes,validation,list,watch,memory` picks sections; sizes: `BENCH_PHASE_MS`, `BENCH_WRITE_CLIENTS`, `BENCH_LIST_SIZES`, `BENCH_LIST_CLIENTS`, `BENCH_LIST_MS`, `BENCH_LIST_MIN_REQUESTS`, `BENCH_STORE_OBJECTS`, `BENCH_WATCHERS`, `BENCH_WATCH_RATE`, `BENCH_WATCH_SECONDS`; `BENCH_BACKEND=memory` for the in-memory store (no restart then). No number here is asserted anywhere.',
     '',
   ];
 }
@@ -104,6 +108,17 @@ export function renderMarkdown(r: Report): string {
   if (r.results.length > 0) out.push(`## Requests (${r.concurrency} concurrent HTTPS clients, keep-alive, ${r.phaseMs} ms per phase)`, '', ...requestsTable(r.results), '');
   if (r.writes.length > 0) {
     out.push(`## Writes of big objects (${r.config.writeClients} clients, each on its own object, ${r.phaseMs} ms per phase)`, '', ...requestsTable(r.writes), '');
+  }
+  if (r.fieldValidation) {
+    const fv = r.fieldValidation;
+    out.push(
+      `## Field validation of a Deployment body, in-process (${n(fv.bodyBytes.json)} bytes JSON, ${n(fv.bodyBytes.yaml)} bytes YAML)`,
+      '',
+      '| operation | ops/s |',
+      '|---|---:|',
+      ...fv.rows.map((row) => `| ${row.name} | ${n(row.opsPerSec)} |`),
+      '',
+    );
   }
   const lists = [...r.lists, ...(r.store?.list ? [r.store.list] : [])];
   if (lists.length > 0) {

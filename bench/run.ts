@@ -12,6 +12,7 @@ import { renderMarkdown, type Report } from './report.js';
 import { storeSection, type StoreResult } from './store.js';
 import { watchSection, type WatchResult } from './watch.js';
 import { writesSection } from './writes.js';
+import { fieldValidationSection, type FieldValidationResult } from './field-validation.js';
 
 /**
  * `npm run bench`: Capstan over HTTPS, each measurement beside a baseline in
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
   let startupMs: number | undefined;
   let core: PhaseResult[] = [];
   let writes: PhaseResult[] = [];
+  let fieldValidation: FieldValidationResult | undefined;
   const lists: ListResult[] = [];
   let watch: WatchResult[] = [];
   let store: StoreResult | undefined;
@@ -68,6 +70,11 @@ async function main(): Promise<void> {
     }
   }
 
+  if (cfg.sections.has('validation')) {
+    log('field validation (in-process)');
+    fieldValidation = fieldValidationSection();
+  }
+
   if (cfg.sections.has('memory')) {
     const dataDir = tempDir('capstan-bench-store-');
     log(`store: memory, list and restart with ${cfg.storeObjects} objects`);
@@ -92,6 +99,7 @@ async function main(): Promise<void> {
     ...(startupMs !== undefined ? { startupMs } : {}),
     results: core,
     writes,
+    ...(fieldValidation ? { fieldValidation } : {}),
     lists,
     watch,
     ...(store ? { store } : {}),
