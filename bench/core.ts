@@ -5,7 +5,7 @@ import { closedLoop, makeAgent, oneRequest, type PhaseResult, type Target } from
 
 /**
  * The original phases: create, get and list with 32 concurrent HTTPS clients,
- * beside a bare node:https server answering every request with a cached 1 KiB body.
+ * beside bare node:http and node:https servers answering every request with a cached 1 KiB body.
  */
 export async function coreSection(cfg: BenchConfig, target: Target, dataDir: string, filler: Filler): Promise<PhaseResult[]> {
   const results: PhaseResult[] = [];
@@ -16,11 +16,14 @@ export async function coreSection(cfg: BenchConfig, target: Target, dataDir: str
   await oneRequest(agent, target, { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: probe });
   agent.destroy();
 
-  const bare = await startBare('body', 'https', target.creds, dataDir, probe);
-  try {
-    results.push(await closedLoop('baseline: node:https cached 1 KiB body', bare.target, n, cfg.phaseMs, () => ({ method: 'GET', path: '/x' })));
-  } finally {
-    await bare.stop();
+  // The bare server over plain HTTP (the transport's ceiling) and over TLS with the same certificates (what Capstan can reach).
+  for (const protocol of ['http', 'https'] as const) {
+    const bare = await startBare('body', protocol, target.creds, dataDir, probe);
+    try {
+      results.push(await closedLoop(`baseline: node:${protocol} cached 1 KiB body`, bare.target, n, cfg.phaseMs, () => ({ method: 'GET', path: '/x' })));
+    } finally {
+      await bare.stop();
+    }
   }
   results.push(await closedLoop('create ConfigMap (1 KiB)', target, n, cfg.phaseMs, (i) => ({ method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: configMap(`c-${i}`) }), { expect: 201 }));
   results.push(await closedLoop('get ConfigMap', target, n, cfg.phaseMs, () => ({ method: 'GET', path: '/api/v1/namespaces/bench/configmaps/probe' })));
