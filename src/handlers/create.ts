@@ -56,16 +56,7 @@ export async function handleCreate(scope: ResourceScope, admission: AdmissionCha
   const obj = recordUpdate(scope, undefined, decoded, updateManager(scope, opts.fieldManager));
   const meta = metaOf(obj);
   if (info.namespaced) meta.namespace = scope.namespace;
-  await admission.run({
-    operation: 'CREATE',
-    resource: info,
-    subresource: '',
-    namespace: scope.namespace,
-    name: meta.name ?? '',
-    object: obj,
-    dryRun: opts.dryRun,
-    ...(ctx.user ? { user: ctx.user } : {}),
-  });
+  await scope.admit(admission, { operation: 'CREATE', name: meta.name ?? '', object: obj, dryRun: opts.dryRun });
   const created = await scope.store.create(scope.toStorage(obj), info.namespaced ? scope.namespace : undefined, { dryRun: opts.dryRun });
   writeEncoded(ctx, 201, renderObject(scope, scope.toServed(created), neg.view), neg.encoding, neg.contentType);
 }

@@ -74,16 +74,7 @@ export async function handleDelete(scope: ResourceScope, admission: AdmissionCha
   const opts = await readDeleteOptions(scope);
   const ns = info.namespaced ? scope.namespace : undefined;
   const current = await scope.store.get(ns, scope.name);
-  await admission.run({
-    operation: 'DELETE',
-    resource: info,
-    subresource: '',
-    namespace: scope.namespace,
-    name: scope.name,
-    oldObject: scope.toServed(current),
-    dryRun: !!opts.dryRun,
-    ...(ctx.user ? { user: ctx.user } : {}),
-  });
+  await scope.admit(admission, { operation: 'DELETE', subresource: '', oldObject: scope.toServed(current), dryRun: !!opts.dryRun });
   const result = await scope.store.delete(ns, scope.name, opts);
   let code = 200;
   if (!result.deleted && opts.orphanDependents === false) code = 202;
@@ -112,16 +103,7 @@ export async function handleDeleteCollection(scope: ResourceScope, admission: Ad
     const ns = info.namespaced ? obj.metadata?.namespace : undefined;
     const name = obj.metadata!.name!;
     try {
-      await admission.run({
-        operation: 'DELETE',
-        resource: info,
-        subresource: '',
-        namespace: ns ?? '',
-        name,
-        oldObject: scope.toServed(obj),
-        dryRun: !!opts.dryRun,
-        ...(ctx.user ? { user: ctx.user } : {}),
-      });
+      await scope.admit(admission, { operation: 'DELETE', subresource: '', namespace: ns ?? '', name, oldObject: scope.toServed(obj), dryRun: !!opts.dryRun });
       const result = await scope.store.delete(ns, name, { ...opts, preconditions: {} });
       const { apiVersion: _a, kind: _k, ...item } = scope.toServed(result.object);
       items.push(item);

@@ -141,17 +141,7 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
         meta.name = scope.name;
         if (info.namespaced) meta.namespace = scope.namespace;
       }
-      await admission.run({
-        operation: live ? 'UPDATE' : 'CREATE',
-        resource: info,
-        subresource,
-        namespace: scope.namespace,
-        name: scope.name,
-        object: merged,
-        ...(live ? { oldObject: live } : {}),
-        dryRun: opts.dryRun,
-        ...(ctx.user ? { user: ctx.user } : {}),
-      });
+      await scope.admit(admission, { operation: live ? 'UPDATE' : 'CREATE', subresource, object: merged, ...(live ? { oldObject: live } : {}), dryRun: opts.dryRun });
       return scope.toStorage(merged);
     },
   );
@@ -181,17 +171,7 @@ export async function handlePatch(scope: ResourceScope, admission: AdmissionChai
       const result = patcher(cloneObject(served));
       scope.applyDefaults(result);
       const patched = recordUpdate(scope, served, result, manager);
-      await admission.run({
-        operation: 'UPDATE',
-        resource: info,
-        subresource,
-        namespace: scope.namespace,
-        name: scope.name,
-        object: patched,
-        oldObject: served,
-        dryRun: opts.dryRun,
-        ...(ctx.user ? { user: ctx.user } : {}),
-      });
+      await scope.admit(admission, { operation: 'UPDATE', subresource, object: patched, oldObject: served, dryRun: opts.dryRun });
       return scope.toStorage(patched);
     },
   );

@@ -1,3 +1,4 @@
+import type { AdmissionAttributes, AdmissionChain } from '../admission/admission.js';
 import type { ResourceInfo } from '../api/types.js';
 import type { ServedType } from '../codec/cached-encoding.js';
 import { negotiate, type Negotiated } from '../codec/negotiate.js';
@@ -15,6 +16,10 @@ import type { ResourceRequestInfo } from '../server/request-info.js';
  * What a resource handler works on: the served resource (group, version,
  * kind), the registry that stores it, and where in it the request points.
  */
+/** What an admission call says itself; the rest comes from the request (ResourceScope.admit). */
+export type AdmitAttributes = Omit<AdmissionAttributes, 'resource' | 'namespace' | 'name' | 'subresource' | 'user'> &
+  Partial<Pick<AdmissionAttributes, 'namespace' | 'name' | 'subresource'>>;
+
 export class ResourceScope {
   constructor(
     readonly ctx: RequestContext,
@@ -68,6 +73,15 @@ export class ResourceScope {
   }
 
   private servedType: ServedType | undefined;
+
+  /**
+   * Runs admission for this request: the resource, namespace, name,
+   * subresource and user come from the request unless the call names them.
+   */
+  admit(admission: AdmissionChain, attrs: AdmitAttributes): Promise<void> {
+    const user = this.ctx.user;
+    return admission.run({ resource: this.info, namespace: this.namespace, name: this.name, subresource: this.subresource, ...attrs, ...(user ? { user } : {}) });
+  }
 
   /** What decoding a request does in kube: the served version's defaults and canonical quantities, in place. */
   applyDefaults(obj: KubeObject): void {

@@ -28,17 +28,7 @@ export async function handleUpdate(scope: ResourceScope, admission: AdmissionCha
     async (current) => {
       const old = current ? scope.toServed(current) : undefined;
       const updated = recordUpdate(scope, old, obj, manager);
-      await admission.run({
-        operation: current ? 'UPDATE' : 'CREATE',
-        resource: info,
-        subresource,
-        namespace: scope.namespace,
-        name: scope.name,
-        object: updated,
-        ...(old ? { oldObject: old } : {}),
-        dryRun: opts.dryRun,
-        ...(ctx.user ? { user: ctx.user } : {}),
-      });
+      await scope.admit(admission, { operation: current ? 'UPDATE' : 'CREATE', subresource, object: updated, ...(old ? { oldObject: old } : {}), dryRun: opts.dryRun });
       return scope.toStorage(updated);
     },
   );

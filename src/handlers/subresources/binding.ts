@@ -14,7 +14,7 @@ import type { ResourceScope } from '../scope.js';
  * and a PodScheduled=True condition; a pod already bound is a 409.
  */
 export async function handleBinding(scope: ResourceScope, pods: ResourceStore, admission: AdmissionChain): Promise<void> {
-  const { ctx, info } = scope;
+  const { ctx } = scope;
   const neg = scope.negotiate({ table: false });
   const opts = parseWriteOptions(scope, 'CreateOptions');
   const binding = checkBodyObject(scope, await readObjectBody(ctx, { apiVersion: 'v1', kind: 'Binding' }), 'Binding', '', 'v1');
@@ -33,7 +33,7 @@ export async function handleBinding(scope: ResourceScope, pods: ResourceStore, a
   if (target.kind !== undefined && target.kind !== '' && target.kind !== 'Node') {
     throw invalid({ group: '', kind: 'Binding' }, podName, [{ type: 'FieldValueNotSupported', field: 'target.kind', value: target.kind, supported: ['Node'] }]);
   }
-  await admission.run({ operation: 'CREATE', resource: info, subresource: scope.subresource, namespace: scope.namespace, name: podName, object: binding, dryRun: opts.dryRun, ...(ctx.user ? { user: ctx.user } : {}) });
+  await scope.admit(admission, { operation: 'CREATE', name: podName, object: binding, dryRun: opts.dryRun });
   await pods.update(scope.namespace, { name: podName, dryRun: opts.dryRun, subresource: 'internal' }, (current) => {
     if (!current) throw notFound({ group: '', resource: 'pods' }, podName);
     if (current.metadata?.deletionTimestamp) throw conflict({ group: '', resource: 'pods' }, podName, 'pod is being deleted, cannot be assigned to a host');

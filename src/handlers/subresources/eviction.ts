@@ -34,13 +34,13 @@ export interface EvictionStores {
 }
 
 export async function handleEviction(scope: ResourceScope, stores: EvictionStores, admission: AdmissionChain): Promise<void> {
-  const { ctx, info } = scope;
+  const { ctx } = scope;
   const neg = scope.negotiate({ table: false });
   const opts = parseWriteOptions(scope, 'CreateOptions');
   const eviction = checkBodyObject(scope, await readObjectBody(ctx, { apiVersion: 'policy/v1', kind: 'Eviction' }), 'Eviction', 'policy', 'v1');
   if (eviction.metadata?.name && eviction.metadata.name !== scope.name) throw badRequest('name in URL does not match name in Eviction object');
   const pod = await stores.pods.get(scope.namespace, scope.name);
-  await admission.run({ operation: 'CREATE', resource: info, subresource: 'eviction', namespace: scope.namespace, name: scope.name, object: eviction, dryRun: opts.dryRun, ...(ctx.user ? { user: ctx.user } : {}) });
+  await scope.admit(admission, { operation: 'CREATE', subresource: 'eviction', object: eviction, dryRun: opts.dryRun });
 
   if (!canIgnoreBudget(pod)) {
     const budgets = (await stores.podDisruptionBudgets.list({ namespace: scope.namespace, readAt: { kind: 'consistent' } })).items

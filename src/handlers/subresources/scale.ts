@@ -73,17 +73,7 @@ export async function handleScale(scope: ResourceScope, admission: AdmissionChai
     if (rv && rv !== served.metadata?.resourceVersion) throw conflict(scope.groupResource, scope.name);
     const next = cloneObject(served);
     next.spec = { ...((next.spec as object | undefined) ?? {}), replicas: replicas ?? 0 };
-    await admission.run({
-      operation: 'UPDATE',
-      resource: info,
-      subresource: 'scale',
-      namespace: scope.namespace,
-      name: scope.name,
-      object: next,
-      oldObject: served,
-      dryRun: opts.dryRun,
-      ...(ctx.user ? { user: ctx.user } : {}),
-    });
+    await scope.admit(admission, { operation: 'UPDATE', subresource: 'scale', object: next, oldObject: served, dryRun: opts.dryRun });
     return scope.toStorage(next);
   });
   writeEncoded(ctx, 200, scaleOf(scope.toServed(result.object)), neg.encoding, neg.contentType);
