@@ -11,7 +11,16 @@ export interface ServerConfig {
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
   clientCaFile?: string;
-  storageBackend: 'sqlite' | 'memory';
+  storageBackend: 'sqlite' | 'memory' | 'etcd3';
+  /** --etcd-servers: client URLs of the etcd cluster (etcd3 backend). */
+  etcdServers: string[];
+  /** --etcd-prefix: root of every storage key (all backends). */
+  etcdPrefix: string;
+  etcdCaFile?: string;
+  etcdCertFile?: string;
+  etcdKeyFile?: string;
+  /** Milliseconds between etcd compactions (0: none); each keeps one interval of history. */
+  etcdCompactionInterval: number;
   sqliteSynchronous: 'NORMAL' | 'FULL';
   runtimeConfig: string[];
   adminKubeconfig: string;
@@ -38,7 +47,13 @@ export const FLAG_SPECS: FlagSpec[] = [
   { name: 'tls-cert-file', type: 'string', default: '', help: 'File containing the default x509 Certificate for HTTPS (CA cert, if any, concatenated after server cert).' },
   { name: 'tls-private-key-file', type: 'string', default: '', help: 'File containing the default x509 private key matching --tls-cert-file.' },
   { name: 'client-ca-file', type: 'string', default: '', help: 'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate (default: the generated CA).' },
-  { name: 'storage-backend', type: 'string', default: 'sqlite', help: "The storage backend for persistence. Options: 'sqlite', 'memory'." },
+  { name: 'storage-backend', type: 'string', default: 'sqlite', help: "The storage backend for persistence. Options: 'sqlite' (embedded, one process), 'etcd3' (several processes on one etcd cluster), 'memory'." },
+  { name: 'etcd-servers', type: 'stringList', default: '', help: 'List of etcd servers to connect with (scheme://ip:port), comma separated.' },
+  { name: 'etcd-prefix', type: 'string', default: '/registry', help: 'The prefix to prepend to all resource paths in etcd.' },
+  { name: 'etcd-cafile', type: 'string', default: '', help: 'SSL Certificate Authority file used to secure etcd communication.' },
+  { name: 'etcd-certfile', type: 'string', default: '', help: 'SSL certification file used to secure etcd communication.' },
+  { name: 'etcd-keyfile', type: 'string', default: '', help: 'SSL key file used to secure etcd communication.' },
+  { name: 'etcd-compaction-interval', type: 'duration', default: '5m', help: 'The interval of compaction requests. If 0, the compaction request from apiserver is disabled.' },
   { name: 'sqlite-synchronous', type: 'string', default: 'NORMAL', help: "SQLite durability: 'NORMAL' survives a crash of the process, 'FULL' also survives power loss (slower per commit)." },
   { name: 'runtime-config', type: 'stringList', default: '', help: 'A set of key=value pairs that enable or disable built-in APIs, e.g. api/all=true, batch/v1=false, storage.k8s.io/v1beta1/volumeattributesclasses.' },
   { name: 'admin-kubeconfig', type: 'string', default: '', help: 'Where to write the admin kubeconfig (default <data-dir>/admin.kubeconfig).' },
@@ -59,8 +74,14 @@ function str(p: ParsedFlags, name: string): string {
 export function configFromFlags(argv: string[], cwd = process.cwd()): { config: ServerConfig; help: boolean; args: string[] } {
   const p = parseFlags(argv, FLAG_SPECS);
   const backend = str(p, 'storage-backend');
-  if (backend === 'etcd3') throw new FlagError('--storage-backend=etcd3 is not supported yet (use sqlite or memory)');
-  if (backend !== 'sqlite' && backend !== 'memory') throw new FlagError(`invalid argument "${backend}" for "--storage-backend": must be one of sqlite, memory`);
+  if (backend !== 'sqlite' && backend !== 'memory' && backend !== 'etcd3') throw new FlagError(`invalid argument "${backend}" for "--storage-backend": must be one of sqlite, etcd3, memory`);
+  const etcdServers = (p.values.get('etcd-servers') as string[]).filter((s) => s !== '');
+  if (backend === 'etcd3' && etcdServers.length === 0) throw new FlagError('--etcd-servers must be specified');
+  for (const server of etcdServers) {
+    if (!/^(https?:\/\/)?[^/\s]+:\d+\/?$/.test(server)) throw new FlagError(`invalid argument "${server}" for "--etcd-servers": must be scheme://host:port`);
+  }
+  const etcdPrefix = str(p, 'etcd-prefix');
+  if (!etcdPrefix.startsWith('/')) throw new FlagError(`invalid argument "${etcdPrefix}" for "--etcd-prefix": must start with /`);
   const sync = str(p, 'sqlite-synchronous').toUpperCase();
   if (sync !== 'NORMAL' && sync !== 'FULL') throw new FlagError(`invalid argument "${sync}" for "--sqlite-synchronous": must be NORMAL or FULL`);
   const port = p.values.get('secure-port') as number;
@@ -82,6 +103,9 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     dataDir,
     certDir: str(p, 'cert-dir') ? resolve(cwd, str(p, 'cert-dir')) : join(dataDir, 'pki'),
     storageBackend: backend,
+    etcdServers,
+    etcdPrefix,
+    etcdCompactionInterval: p.values.get('etcd-compaction-interval') as number,
     sqliteSynchronous: sync,
     runtimeConfig: p.values.get('runtime-config') as string[],
     adminKubeconfig: str(p, 'admin-kubeconfig') ? resolve(cwd, str(p, 'admin-kubeconfig')) : join(dataDir, 'admin.kubeconfig'),
@@ -96,6 +120,9 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
   if (str(p, 'tls-cert-file')) config.tlsCertFile = resolve(cwd, str(p, 'tls-cert-file'));
   if (str(p, 'tls-private-key-file')) config.tlsPrivateKeyFile = resolve(cwd, str(p, 'tls-private-key-file'));
   if (str(p, 'client-ca-file')) config.clientCaFile = resolve(cwd, str(p, 'client-ca-file'));
+  if (str(p, 'etcd-cafile')) config.etcdCaFile = resolve(cwd, str(p, 'etcd-cafile'));
+  if (str(p, 'etcd-certfile')) config.etcdCertFile = resolve(cwd, str(p, 'etcd-certfile'));
+  if (str(p, 'etcd-keyfile')) config.etcdKeyFile = resolve(cwd, str(p, 'etcd-keyfile'));
   return { config, help: p.values.get('help') === true, args: p.args };
 }
 

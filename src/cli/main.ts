@@ -44,7 +44,11 @@ async function serve(argv: string[]): Promise<number> {
     await server.stop().catch(() => undefined);
     return 1;
   }
-  const store = config.storageBackend === 'sqlite' ? `sqlite ${join(config.dataDir, 'capstan.db')}` : 'memory';
+  const store = {
+    sqlite: `sqlite ${join(config.dataDir, 'capstan.db')}`,
+    etcd3: `etcd3 ${config.etcdServers.join(',')} ${config.etcdPrefix}`,
+    memory: 'memory',
+  }[config.storageBackend];
   process.stdout.write(
     `capstan ${capstanPackageVersion()} (Kubernetes ${versionInfo().gitVersion}) ready at ${server.url} ` +
       // performance.now() counts from process start, so module loading is included.

@@ -27,6 +27,7 @@ import type { ResourceStore } from '../registry/resource-store.js';
 import { KeyLayout } from '../storage/keys.js';
 import { MemoryStore } from '../storage/memory.js';
 import { SqliteStore } from '../storage/sqlite.js';
+import { EtcdStore } from '../storage/etcd.js';
 import type { Store } from '../storage/store.js';
 import { Compactor } from '../storage/compactor.js';
 // Registers the conversions of served versions whose schema differs from storage.
@@ -81,8 +82,8 @@ export class ApiServer {
       adminUser: 'capstan-admin',
       adminGroups: ['system:masters'],
     });
-    this.store = cfg.storageBackend === 'memory' ? new MemoryStore() : SqliteStore.open({ path: join(cfg.dataDir, 'capstan.db'), synchronous: cfg.sqliteSynchronous });
-    this.registry = new Registry(this.store, new KeyLayout(), { ...DEFAULT_WATCH_CACHE_OPTIONS, historyMs: cfg.watchHistory, capacity: cfg.watchCacheCapacity });
+    this.store = await openStore(cfg);
+    this.registry = new Registry(this.store, new KeyLayout({ root: cfg.etcdPrefix }), { ...DEFAULT_WATCH_CACHE_OPTIONS, historyMs: cfg.watchHistory, capacity: cfg.watchCacheCapacity });
     const nsInfo = this.catalog.resource('', 'v1', 'namespaces')!;
     const namespaces = this.registry.storeFor(nsInfo);
     this.admission = new AdmissionChain([
@@ -108,7 +109,9 @@ export class ApiServer {
     });
     this.controllers.push(new NamespaceDeleter(this.registry.namespaces, () => this.registry.namespacedStores(this.catalog.allResources().filter((r) => r.isObject))));
     this.controllers.push(new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), this.pki.servingCa ?? this.pki.serving.cert));
-    this.compactor = new Compactor(this.store, cfg.watchHistory);
+    // etcd keeps one --etcd-compaction-interval of history (kube-apiserver's
+    // compactor); the embedded stores keep the watch cache's window.
+    this.compactor = new Compactor(this.store, cfg.storageBackend === 'etcd3' ? cfg.etcdCompactionInterval : cfg.watchHistory);
     this.compactor.start();
 
     this.registerHealthChecks();
@@ -150,13 +153,13 @@ export class ApiServer {
   }
 
   private registerHealthChecks(): void {
-    const storeCheck = async (): Promise<void> => {
-      await this.store.currentRevision();
-    };
+    // A stopped or partitioned etcd must fail the check promptly, not after the request deadline.
+    const storeCheck = (): Promise<void> => withTimeout(this.store.currentRevision(), STORE_CHECK_TIMEOUT_MS, 'storage did not answer in time').then(() => undefined);
     this.health.add({ name: 'ping', endpoints: ['livez', 'readyz', 'healthz'], check: () => undefined });
     this.health.add({ name: 'log', endpoints: ['livez', 'readyz', 'healthz'], check: () => undefined });
     // kube-apiserver names its storage check `etcd`; clients exclude it by that name.
-    this.health.add({ name: 'etcd', endpoints: ['livez', 'readyz', 'healthz'], check: storeCheck });
+    // Not in livez: a process is alive while its store is away, and restarting it would not help.
+    this.health.add({ name: 'etcd', endpoints: ['readyz', 'healthz'], check: storeCheck });
     this.health.add({ name: 'etcd-readiness', endpoints: ['readyz'], check: storeCheck });
     this.health.add({
       name: 'poststarthook/start-system-namespaces-controller',
@@ -265,6 +268,32 @@ export class ApiServer {
   get uptimeMs(): number {
     return Date.now() - this.startedAt;
   }
+}
+
+const STORE_CHECK_TIMEOUT_MS = 2000;
+
+async function openStore(cfg: ServerConfig): Promise<Store> {
+  switch (cfg.storageBackend) {
+    case 'memory':
+      return new MemoryStore();
+    case 'etcd3':
+      return EtcdStore.open({
+        endpoints: cfg.etcdServers,
+        ...(cfg.etcdCaFile ? { caFile: cfg.etcdCaFile } : {}),
+        ...(cfg.etcdCertFile ? { certFile: cfg.etcdCertFile } : {}),
+        ...(cfg.etcdKeyFile ? { keyFile: cfg.etcdKeyFile } : {}),
+      });
+    case 'sqlite':
+      return SqliteStore.open({ path: join(cfg.dataDir, 'capstan.db'), synchronous: cfg.sqliteSynchronous });
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**

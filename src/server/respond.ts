@@ -5,7 +5,8 @@ import { encode } from '../codec/codec.js';
 import type { Encoding } from '../codec/media-type.js';
 import { negotiatePlain } from '../codec/negotiate.js';
 import type { RequestContext } from './context.js';
-import { ApiError, internalError } from './errors.js';
+import { ApiError, internalError, serviceUnavailable } from './errors.js';
+import { isStoreError, type StoreError } from '../storage/store.js';
 
 /** Headers kube-apiserver puts on every API response. */
 function commonHeaders(ctx: RequestContext): Record<string, string> {
@@ -124,9 +125,17 @@ export function writeText(ctx: RequestContext, code: number, text: string): void
   writeBody(ctx, code, text, 'text/plain; charset=utf-8', { 'X-Content-Type-Options': 'nosniff' });
 }
 
+/**
+ * A store that cannot be reached (etcd down, the process shutting down) is a
+ * 503 the client may retry, not an internal error of this server.
+ */
+function isStoreUnavailable(err: unknown): err is StoreError {
+  return isStoreError(err, 'Unavailable') || isStoreError(err, 'Closed');
+}
+
 export function writeError(ctx: RequestContext, err: unknown): void {
-  const apiErr = err instanceof ApiError ? err : internalError(err);
-  if (!(err instanceof ApiError)) {
+  const apiErr = err instanceof ApiError ? err : isStoreUnavailable(err) ? serviceUnavailable(`storage is unavailable: ${err.message}`) : internalError(err);
+  if (!(err instanceof ApiError) && !isStoreUnavailable(err)) {
     process.stderr.write(`E ${new Date().toISOString()} ${ctx.method} ${ctx.url.pathname}: ${(err as Error)?.stack ?? String(err)}\n`);
   }
   if (ctx.res.headersSent) {

@@ -19,7 +19,7 @@ describe('capstan CLI', () => {
     assert.match(bad.stderr, /invalid argument "abc" for "--secure-port" flag/);
     const backend = run('serve', '--storage-backend', 'etcd3');
     assert.equal(backend.status, 2);
-    assert.match(backend.stderr, /etcd3 is not supported yet/);
+    assert.match(backend.stderr, /--etcd-servers must be specified/);
     assert.equal(run('frobnicate').status, 2);
   });
 

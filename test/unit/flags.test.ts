@@ -7,6 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { join } from 'node:path';
 
 import { FlagError, parseDuration, parseFlags, usage, type FlagSpec, type FlagValue } from '../../src/cli/flags.js';
 import { FLAG_SPECS, configFromFlags, defaultConfig } from '../../src/cli/config.js';
@@ -203,15 +204,31 @@ describe('serve configuration', () => {
   });
 
   const invalid: Array<{ argv: string[]; message: string }> = [
-    { argv: ['--storage-backend=etcd3'], message: '--storage-backend=etcd3 is not supported yet (use sqlite or memory)' },
-    { argv: ['--storage-backend=bolt'], message: 'invalid argument "bolt" for "--storage-backend": must be one of sqlite, memory' },
+    { argv: ['--storage-backend=etcd3'], message: '--etcd-servers must be specified' },
+    { argv: ['--storage-backend=etcd3', '--etcd-servers=http://a:2379/x'], message: 'invalid argument "http://a:2379/x" for "--etcd-servers": must be scheme://host:port' },
+    { argv: ['--etcd-prefix=registry'], message: 'invalid argument "registry" for "--etcd-prefix": must start with /' },
+    { argv: ['--storage-backend=bolt'], message: 'invalid argument "bolt" for "--storage-backend": must be one of sqlite, etcd3, memory' },
     { argv: ['--sqlite-synchronous=extra'], message: 'invalid argument "EXTRA" for "--sqlite-synchronous": must be NORMAL or FULL' },
     { argv: ['--secure-port=65536'], message: '--secure-port 65536 must be between 0 and 65535, inclusive' },
     { argv: ['--secure-port=-1'], message: '--secure-port -1 must be between 0 and 65535, inclusive' },
-    { argv: ['--etcd-servers=http://x'], message: 'unknown flag: --etcd-servers' },
+    { argv: ['--etcd-compaction-interval=soon'], message: 'invalid argument "soon" for "--etcd-compaction-interval" flag: time: invalid duration "soon"' },
     { argv: ['--watch-cache-history=forever'], message: 'invalid argument "forever" for "--watch-cache-history" flag: time: invalid duration "forever"' },
   ];
   for (const c of invalid) it(`rejects ${c.argv.join(' ')}`, () => flagError(() => configFromFlags(c.argv, cwd), c.message));
+
+  it('reads the etcd3 flags with kube-apiserver defaults', () => {
+    const { config } = configFromFlags(['--storage-backend=etcd3', '--etcd-servers=http://127.0.0.1:2379,https://10.0.0.2:2379', '--etcd-servers', '127.0.0.1:3379', '--etcd-cafile=ca.pem', '--etcd-certfile', 'c.pem', '--etcd-keyfile=k.pem'], cwd);
+    assert.equal(config.storageBackend, 'etcd3');
+    assert.deepEqual(config.etcdServers, ['http://127.0.0.1:2379', 'https://10.0.0.2:2379', '127.0.0.1:3379']);
+    assert.equal(config.etcdPrefix, '/registry');
+    assert.equal(config.etcdCompactionInterval, 300_000);
+    assert.equal(config.etcdCaFile, join(cwd, 'ca.pem'));
+    assert.equal(config.etcdCertFile, join(cwd, 'c.pem'));
+    assert.equal(config.etcdKeyFile, join(cwd, 'k.pem'));
+    const other = configFromFlags(['--etcd-prefix=/kubernetes.io', '--etcd-compaction-interval=0'], cwd).config;
+    assert.equal(other.etcdPrefix, '/kubernetes.io');
+    assert.equal(other.etcdCompactionInterval, 0);
+  });
 
   it('defaultConfig overrides and derives paths from dataDir', () => {
     const config = defaultConfig({ dataDir: '/tmp/cap', storageBackend: 'memory', securePort: 0 });

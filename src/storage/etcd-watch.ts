@@ -1,0 +1,241 @@
+import type { IDuplexStream, IEvent, IKeyValue, IWatchRequest, IWatchResponse } from 'etcd3';
+import type { KeyValue, StoreEvent, WatchCallbacks, WatchHandle } from './store.js';
+import { StoreError } from './store.js';
+import { compactedError } from './memory.js';
+
+export interface EtcdWatchSpec {
+  /** First key of the range (keyspace included). */
+  key: string;
+  rangeEnd: Buffer;
+  /** Deliver events with revision above this. */
+  afterRevision: number;
+  /** Characters of keyspace to strip from delivered keys. */
+  stripPrefix: number;
+  callbacks: WatchCallbacks;
+}
+
+type WatchStream = IDuplexStream<IWatchRequest, IWatchResponse>;
+
+const RECONNECT_MIN_MS = 100;
+const RECONNECT_MAX_MS = 2000;
+/** How long close() waits for watches to catch up with the store's own writes. */
+const CLOSE_DRAIN_MS = 2000;
+
+/**
+ * Every store watch multiplexed on one etcd gRPC watch stream, with ids we
+ * choose (so a response is routed without relying on creation order). When
+ * the stream breaks (etcd restarted, unreachable), it reconnects with backoff
+ * and re-creates each watch from the revision after the last event it
+ * delivered: consumers see no gap and no repeat. A watch whose next revision
+ * was compacted meanwhile ends with Compacted, as etcd cancels it.
+ */
+export class EtcdWatchStream {
+  private stream: WatchStream | undefined;
+  private connecting = false;
+  private readonly watchers = new Map<number, EtcdWatcher>();
+  private nextId = 1;
+  private backoffMs = RECONNECT_MIN_MS;
+  private closed = false;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly openStream: () => Promise<WatchStream>,
+    private readonly onCompacted: (revision: number) => void,
+  ) {}
+
+  add(spec: EtcdWatchSpec): WatchHandle {
+    const w = new EtcdWatcher(this.nextId++, spec, this);
+    this.watchers.set(w.id, w);
+    if (this.stream) this.sendCreate(w);
+    else this.connect();
+    return w;
+  }
+
+  /** A watch that ends with `err` before delivering anything (unless stopped first). */
+  rejected(callbacks: WatchCallbacks, err: StoreError): WatchHandle {
+    let stopped = false;
+    queueMicrotask(() => {
+      if (!stopped) callbacks.onError(err);
+    });
+    return {
+      stop: () => void (stopped = true),
+      requestProgress: () => undefined,
+    };
+  }
+
+  /**
+   * Ends every watch with `err`, once each has delivered the events up to
+   * `untilRevision` (the closing store's last write) or CLOSE_DRAIN_MS passed.
+   */
+  async close(untilRevision: number, err: StoreError): Promise<void> {
+    const deadline = Date.now() + CLOSE_DRAIN_MS;
+    while (this.stream && Date.now() < deadline && [...this.watchers.values()].some((w) => w.seen < untilRevision)) {
+      for (const w of this.watchers.values()) if (w.seen < untilRevision) w.requestProgress();
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    this.closed = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    for (const w of [...this.watchers.values()]) w.fail(err);
+    this.stream?.cancel();
+    this.stream = undefined;
+  }
+
+  /** @internal */
+  remove(w: EtcdWatcher, cancelRemote: boolean): void {
+    if (!this.watchers.delete(w.id)) return;
+    if (cancelRemote && this.stream) this.stream.write({ cancel_request: { watch_id: w.id } });
+  }
+
+  /** @internal */
+  sendProgressRequest(): void {
+    this.stream?.write({ progress_request: {} });
+  }
+
+  private connect(): void {
+    if (this.connecting || this.stream || this.closed) return;
+    this.connecting = true;
+    this.openStream().then(
+      (stream) => {
+        this.connecting = false;
+        if (this.closed) {
+          stream.cancel();
+          return;
+        }
+        this.stream = stream;
+        stream.on('data', (res: IWatchResponse) => this.onResponse(res));
+        stream.on('error', () => this.onBroken(stream));
+        stream.on('end', () => this.onBroken(stream));
+        for (const w of this.watchers.values()) this.sendCreate(w);
+        if ([...this.watchers.values()].some((w) => w.progressPending)) this.sendProgressRequest();
+      },
+      () => {
+        this.connecting = false;
+        this.scheduleReconnect();
+      },
+    );
+  }
+
+  private onBroken(stream: WatchStream): void {
+    if (this.stream !== stream) return;
+    this.stream = undefined;
+    stream.cancel();
+    if (!this.closed) this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.reconnectTimer || this.watchers.size === 0) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      this.connect();
+    }, this.backoffMs);
+    this.reconnectTimer.unref();
+    this.backoffMs = Math.min(RECONNECT_MAX_MS, this.backoffMs * 2);
+  }
+
+  private sendCreate(w: EtcdWatcher): void {
+    this.stream!.write({
+      create_request: {
+        key: Buffer.from(w.spec.key),
+        range_end: w.spec.rangeEnd,
+        start_revision: w.seen + 1,
+        prev_kv: true,
+        watch_id: w.id,
+      },
+    });
+  }
+
+  private onResponse(res: IWatchResponse): void {
+    this.backoffMs = RECONNECT_MIN_MS;
+    const id = Number(res.watch_id);
+    const revision = Number(res.header.revision);
+    if (id === -1) {
+      // A progress notification for the whole stream (RequestProgress).
+      for (const w of this.watchers.values()) w.progress(revision);
+      return;
+    }
+    const w = this.watchers.get(id);
+    if (!w) return;
+    if (res.canceled) {
+      const compactRevision = Number(res.compact_revision);
+      if (compactRevision > 0) {
+        this.onCompacted(compactRevision);
+        w.fail(compactedError(compactRevision));
+      } else {
+        w.fail(new StoreError('Unavailable', `etcd canceled the watch${res.cancel_reason ? `: ${res.cancel_reason}` : ''}`));
+      }
+      return;
+    }
+    if (res.events.length > 0) w.deliver(res.events);
+  }
+}
+
+class EtcdWatcher implements WatchHandle {
+  /** Revision of the last event delivered (or the watch's start). */
+  seen: number;
+  progressPending = false;
+  private done = false;
+
+  constructor(
+    readonly id: number,
+    readonly spec: EtcdWatchSpec,
+    private readonly owner: EtcdWatchStream,
+  ) {
+    this.seen = spec.afterRevision;
+  }
+
+  deliver(raw: IEvent[]): void {
+    if (this.done) return;
+    const events: StoreEvent[] = [];
+    for (const e of raw) {
+      const revision = Number(e.kv.mod_revision);
+      // After a reconnect etcd may resend what this watch already delivered.
+      if (revision <= this.seen) continue;
+      const key = e.kv.key.toString('utf8').slice(this.spec.stripPrefix);
+      const ev: StoreEvent = { type: e.type === 'Delete' ? 'delete' : 'put', key, revision };
+      if (ev.type === 'put') ev.kv = this.toKv(e.kv, key);
+      if (e.prev_kv) ev.prevKv = this.toKv(e.prev_kv, key);
+      events.push(ev);
+    }
+    if (events.length === 0) return;
+    this.seen = events[events.length - 1]!.revision;
+    this.safely(() => this.spec.callbacks.onEvents(events));
+  }
+
+  progress(revision: number): void {
+    if (this.done || !this.progressPending) return;
+    this.progressPending = false;
+    this.safely(() => this.spec.callbacks.onProgress?.(revision));
+  }
+
+  requestProgress(): void {
+    if (this.done) return;
+    this.progressPending = true;
+    this.owner.sendProgressRequest();
+  }
+
+  fail(err: StoreError): void {
+    if (this.done) return;
+    this.done = true;
+    this.owner.remove(this, true);
+    this.spec.callbacks.onError(err);
+  }
+
+  stop(): void {
+    if (this.done) return;
+    this.done = true;
+    this.owner.remove(this, true);
+  }
+
+  private safely(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      // A failing consumer ends its own watch, never the stream or other watches.
+      this.fail(new StoreError('Unavailable', `watch consumer failed: ${(err as Error)?.message ?? String(err)}`));
+    }
+  }
+
+  private toKv(kv: IKeyValue, key: string): KeyValue {
+    return { key, value: kv.value.toString('utf8'), createRevision: Number(kv.create_revision), modRevision: Number(kv.mod_revision) };
+  }
+}
