@@ -42,6 +42,7 @@ export class EtcdStore implements Store {
   private readonly timeoutMs: number;
   private readonly watchStream: EtcdWatchStream;
   private compacted = 0;
+  private probing = false;
   private closed = false;
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Highest revision this store's own writes produced: close() lets watches deliver up to it. */
@@ -207,7 +208,16 @@ export class EtcdStore implements Store {
    * quorum reads, once at open.
    */
   private async probeCompactedRevision(): Promise<void> {
-    let lo = 1;
+    this.probing = true;
+    try {
+      await this.searchCompactedRevision();
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  private async searchCompactedRevision(): Promise<void> {
+    let lo = Math.max(1, this.compacted);
     let hi = await this.currentRevision();
     if (hi <= 1) return;
     const readable = async (rev: number): Promise<boolean> => {
@@ -270,7 +280,11 @@ export class EtcdStore implements Store {
     try {
       return await fn();
     } catch (err) {
-      throw this.storeError(err);
+      const storeErr = this.storeError(err);
+      if (storeErr.code !== 'Compacted' || this.probing) throw storeErr;
+      // Another process compacted: learn how far, so the error (and the watch caches) say so.
+      await this.probeCompactedRevision().catch(() => undefined);
+      throw compactedError(this.compacted);
     }
   }
 

@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap, type Watch } from '@kubernetes/client-node';
 import { eventually, findKubectl, kubectl, kubectlMissing, removeDir, startServer, type TestServer } from '../helpers/server.js';
+import { openWatch } from '../helpers/watch.js';
 
 interface Reply {
   status: number;
@@ -68,62 +69,6 @@ class Client {
   close(): void {
     this.agent.destroy();
   }
-}
-
-interface StreamEvent {
-  /** ms since the request was sent */
-  at: number;
-  type: string;
-  object: any;
-}
-
-/** A watch request whose events are collected as they arrive. */
-function openWatch(server: TestServer, path: string): {
-  events: StreamEvent[];
-  status: Promise<number>;
-  ended: Promise<void>;
-  waitFor: (pred: (events: StreamEvent[]) => boolean, timeoutMs?: number) => Promise<void>;
-  close: () => void;
-} {
-  const u = new URL(path, server.url);
-  const events: StreamEvent[] = [];
-  const started = Date.now();
-  let resolveStatus!: (n: number) => void;
-  const status = new Promise<number>((r) => (resolveStatus = r));
-  let resolveEnded!: () => void;
-  const ended = new Promise<void>((r) => (resolveEnded = r));
-  const req = httpsRequest(
-    { method: 'GET', hostname: u.hostname, port: u.port, path: u.pathname + u.search, ca: server.creds.ca, cert: server.creds.cert, key: server.creds.key, agent: false },
-    (res) => {
-      resolveStatus(res.statusCode ?? 0);
-      let buf = '';
-      res.on('data', (d: Buffer) => {
-        buf += d.toString('utf8');
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          if (!line.trim()) continue;
-          const e = JSON.parse(line) as { type: string; object: unknown };
-          events.push({ at: Date.now() - started, type: e.type, object: e.object });
-        }
-      });
-      res.on('end', () => resolveEnded());
-      res.on('close', () => resolveEnded());
-    },
-  );
-  req.on('error', () => {
-    resolveStatus(0);
-    resolveEnded();
-  });
-  req.end();
-  return {
-    events,
-    status,
-    ended,
-    waitFor: (pred, timeoutMs = 10_000) => eventually(async () => pred(events), timeoutMs, 20).then(() => undefined),
-    close: () => req.destroy(),
-  };
 }
 
 const cmBody = (name: string, data: Record<string, string>, labels?: Record<string, string>): unknown => ({

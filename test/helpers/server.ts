@@ -37,7 +37,7 @@ export interface TestServer {
 }
 
 export interface StartOptions {
-  backend?: 'memory' | 'sqlite';
+  backend?: 'memory' | 'sqlite' | 'etcd3';
   dataDir?: string;
   args?: string[];
   port?: number;
