@@ -25,12 +25,16 @@ describe('etcd store', { skip: missing }, () => {
   describeStoreConformance(
     'etcd3',
     async () => {
-      const keyspace = `/t${++seq}`;
+      // Fixed width: no keyspace may be a prefix of another.
+      const keyspace = `/t${String(++seq).padStart(5, '0')}`;
       const s = await openIn(keyspace);
       keyspaces.set(s, keyspace);
       return s;
     },
     {
+      sharedRevisions: true,
+      // Events and progress come back over the network: a round trip, not a loop turn.
+      settle: () => new Promise((r) => setTimeout(r, 150)),
       reopen: async (old) => {
         const keyspace = keyspaces.get(old);
         assert.ok(keyspace, 'reopen of a store this suite opened');
