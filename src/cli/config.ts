@@ -36,6 +36,12 @@ export interface ServerConfig {
   serviceClusterIpRange: string;
   /** --service-node-port-range (`first-last`). */
   serviceNodePortRange: string;
+  /** --leader-elect: run leader-only work (controllers, compaction) only while holding the leader Lease. */
+  leaderElect: boolean;
+  /** Milliseconds: --leader-elect-lease-duration, --leader-elect-renew-deadline, --leader-elect-retry-period. */
+  leaderElectLeaseDuration: number;
+  leaderElectRenewDeadline: number;
+  leaderElectRetryPeriod: number;
   verbosity: number;
 }
 
@@ -63,6 +69,10 @@ export const FLAG_SPECS: FlagSpec[] = [
   { name: 'watch-cache-capacity', type: 'int', default: '100000', help: 'The most events each resource\'s watch cache keeps; older ones leave its history early.' },
   { name: 'service-cluster-ip-range', type: 'string', default: '10.0.0.0/24', help: 'A CIDR notation IP range from which to assign service cluster IPs. This must not overlap with any IP ranges assigned to nodes or pods.' },
   { name: 'service-node-port-range', type: 'string', default: '30000-32767', help: 'A port range to reserve for services with NodePort visibility. Example: \'30000-32767\'. Inclusive at both ends of the range.' },
+  { name: 'leader-elect', type: 'bool', default: 'true', help: 'Start a leader election client and gain leadership before running leader-only work (controllers, compaction); several processes on one etcd need it.' },
+  { name: 'leader-elect-lease-duration', type: 'duration', default: '15s', help: 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot.' },
+  { name: 'leader-elect-renew-deadline', type: 'duration', default: '10s', help: 'The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration.' },
+  { name: 'leader-elect-retry-period', type: 'duration', default: '2s', help: 'The duration the clients should wait between attempting acquisition and renewal of a leadership.' },
   { name: 'v', type: 'int', default: '0', help: 'Number for the log level verbosity.' },
   { name: 'help', type: 'bool', default: 'false', help: 'Help for serve.' },
 ];
@@ -96,6 +106,13 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
   if (!/^\d+-\d+$/.test(str(p, 'service-node-port-range'))) {
     throw new FlagError(`invalid argument "${str(p, 'service-node-port-range')}" for "--service-node-port-range" flag: must be of the form first-last`);
   }
+  const lease = p.values.get('leader-elect-lease-duration') as number;
+  const renew = p.values.get('leader-elect-renew-deadline') as number;
+  const retry = p.values.get('leader-elect-retry-period') as number;
+  if (lease <= renew) throw new FlagError('leaseDuration must be greater than renewDeadline');
+  // client-go jitters the retry period by up to 1.2x.
+  if (renew <= retry * 1.2) throw new FlagError('renewDeadline must be greater than retryPeriod*JitterFactor');
+  if (retry < 1) throw new FlagError('retryPeriod must be greater than zero');
   const dataDir = resolve(cwd, str(p, 'data-dir'));
   const config: ServerConfig = {
     securePort: port,
@@ -115,6 +132,10 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     watchCacheCapacity: p.values.get('watch-cache-capacity') as number,
     serviceClusterIpRange: str(p, 'service-cluster-ip-range'),
     serviceNodePortRange: str(p, 'service-node-port-range'),
+    leaderElect: p.values.get('leader-elect') === true,
+    leaderElectLeaseDuration: lease,
+    leaderElectRenewDeadline: renew,
+    leaderElectRetryPeriod: retry,
     verbosity: p.values.get('v') as number,
   };
   if (str(p, 'tls-cert-file')) config.tlsCertFile = resolve(cwd, str(p, 'tls-cert-file'));

@@ -138,6 +138,9 @@ describe('serve configuration', () => {
       dataDir: '/srv/capstan/.capstan',
       certDir: '/srv/capstan/.capstan/pki',
       storageBackend: 'sqlite',
+      etcdServers: [],
+      etcdPrefix: '/registry',
+      etcdCompactionInterval: 300_000,
       sqliteSynchronous: 'NORMAL',
       runtimeConfig: [],
       adminKubeconfig: '/srv/capstan/.capstan/admin.kubeconfig',
@@ -147,6 +150,10 @@ describe('serve configuration', () => {
       watchCacheCapacity: 100_000,
       serviceClusterIpRange: '10.0.0.0/24',
       serviceNodePortRange: '30000-32767',
+      leaderElect: true,
+      leaderElectLeaseDuration: 15_000,
+      leaderElectRenewDeadline: 10_000,
+      leaderElectRetryPeriod: 2000,
       verbosity: 0,
     });
   });
@@ -211,6 +218,8 @@ describe('serve configuration', () => {
     { argv: ['--sqlite-synchronous=extra'], message: 'invalid argument "EXTRA" for "--sqlite-synchronous": must be NORMAL or FULL' },
     { argv: ['--secure-port=65536'], message: '--secure-port 65536 must be between 0 and 65535, inclusive' },
     { argv: ['--secure-port=-1'], message: '--secure-port -1 must be between 0 and 65535, inclusive' },
+    { argv: ['--leader-elect-lease-duration=10s'], message: 'leaseDuration must be greater than renewDeadline' },
+    { argv: ['--leader-elect-renew-deadline=2s'], message: 'renewDeadline must be greater than retryPeriod*JitterFactor' },
     { argv: ['--etcd-compaction-interval=soon'], message: 'invalid argument "soon" for "--etcd-compaction-interval" flag: time: invalid duration "soon"' },
     { argv: ['--watch-cache-history=forever'], message: 'invalid argument "forever" for "--watch-cache-history" flag: time: invalid duration "forever"' },
   ];
@@ -228,6 +237,8 @@ describe('serve configuration', () => {
     const other = configFromFlags(['--etcd-prefix=/kubernetes.io', '--etcd-compaction-interval=0'], cwd).config;
     assert.equal(other.etcdPrefix, '/kubernetes.io');
     assert.equal(other.etcdCompactionInterval, 0);
+    assert.equal(config.leaderElect, true);
+    assert.deepEqual([config.leaderElectLeaseDuration, config.leaderElectRenewDeadline, config.leaderElectRetryPeriod], [15_000, 10_000, 2000]);
   });
 
   it('defaultConfig overrides and derives paths from dataDir', () => {
