@@ -85,6 +85,12 @@ export function nowTimestamp(date = new Date()): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/** RFC 3339 with six fractional digits in UTC, as metav1.MicroTime serializes (Lease times, events.k8s.io eventTime). */
+export function nowMicroTimestamp(date = new Date()): string {
+  // A Date has millisecond precision: the last three digits are always zero.
+  return date.toISOString().replace(/Z$/, '000Z');
+}
+
 /** Deep equality of JSON values (key order ignored). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
