@@ -173,8 +173,9 @@ export class WatchCache {
 
   private async start(): Promise<void> {
     // Start from the oldest state the store still has and replay its history,
-    // so watches can resume from any revision the store retains.
-    const from = this.store.compactedRevision();
+    // so watches can resume from any revision the store retains; where the
+    // store cannot tell when a replay is done, from the current state.
+    const from = this.store.progressAfterReplay ? this.store.compactedRevision() : await this.store.currentRevision();
     const listed = from > 0 ? await this.store.list(this.prefix, { revision: from }) : { items: [], revision: 0 };
     this.reset(from);
     for (const kv of listed.items) {

@@ -30,6 +30,8 @@ import { SqliteStore } from '../storage/sqlite.js';
 import { EtcdStore } from '../storage/etcd.js';
 import type { Store } from '../storage/store.js';
 import { Compactor } from '../storage/compactor.js';
+import { LeaderElector } from '../controllers/leader-election.js';
+import { LeaderGatedController, runWhileLeading } from '../controllers/leader-gated.js';
 // Registers the conversions of served versions whose schema differs from storage.
 import '../registry/conversions/index.js';
 import { RequestContext } from './context.js';
@@ -55,7 +57,9 @@ export class ApiServer {
   private readonly controllers: Controller[] = [];
   private readonly shutdownController = new AbortController();
   private systemNamespaces!: SystemNamespaces;
-  private compactor: Compactor | undefined;
+  private stopCompactor: (() => void) | undefined;
+  /** Set when several processes may share the store (etcd3 with --leader-elect). */
+  private elector: LeaderElector | undefined;
   private routes!: NonResourceRoutes;
   private shuttingDown = false;
   private synced = false;
@@ -107,17 +111,22 @@ export class ApiServer {
       clusterIps: new ClusterIpAllocator(cfg.serviceClusterIpRange, networking('ipaddresses')),
       nodePorts: new NodePortAllocator(cfg.serviceNodePortRange, this.store),
     });
-    this.controllers.push(new NamespaceDeleter(this.registry.namespaces, () => this.registry.namespacedStores(this.catalog.allResources().filter((r) => r.isObject))));
-    this.controllers.push(new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), this.pki.servingCa ?? this.pki.serving.cert));
+    this.elector = this.leaderElector();
+    this.controllers.push(this.leaderOnly('namespace-deleter', () => new NamespaceDeleter(this.registry.namespaces, () => this.registry.namespacedStores(this.catalog.allResources().filter((r) => r.isObject)))));
+    this.controllers.push(this.leaderOnly('namespace-defaults', () => new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), this.pki.servingCa ?? this.pki.serving.cert)));
     // etcd keeps one --etcd-compaction-interval of history (kube-apiserver's
     // compactor); the embedded stores keep the watch cache's window.
-    this.compactor = new Compactor(this.store, cfg.storageBackend === 'etcd3' ? cfg.etcdCompactionInterval : cfg.watchHistory);
-    this.compactor.start();
+    const compactor = new Compactor(this.store, cfg.storageBackend === 'etcd3' ? cfg.etcdCompactionInterval : cfg.watchHistory);
+    if (this.elector) this.stopCompactor = runWhileLeading(this.elector, () => compactor);
+    else {
+      compactor.start();
+      this.stopCompactor = () => compactor.stop();
+    }
 
     this.registerHealthChecks();
     await this.listen();
     this.controllers.push(
-      new KubernetesService(
+      this.leaderOnly('kubernetes-service', () => new KubernetesService(
         {
           services,
           endpoints: core('endpoints'),
@@ -129,8 +138,9 @@ export class ApiServer {
           advertiseAddress: cfg.bindAddress === '0.0.0.0' || cfg.bindAddress === '::' || cfg.bindAddress === '' ? '127.0.0.1' : cfg.bindAddress,
           securePort: this.port,
         },
-      ),
+      )),
     );
+    this.elector?.start();
     // Controllers sync once the server listens: requests are served meanwhile
     // (reads wait for their own cache) and /readyz reports informer-sync until done.
     // (A turn later: starting an informer loads its cache synchronously from SQLite.)
@@ -150,6 +160,28 @@ export class ApiServer {
         user: 'capstan-admin',
       });
     }
+  }
+
+  /**
+   * Leader election runs only on etcd3: the embedded stores hold one process
+   * each, and waiting out a dead predecessor's Lease after a kill -9 would
+   * only delay a restarted server's controllers.
+   */
+  private leaderElector(): LeaderElector | undefined {
+    const cfg = this.config;
+    if (!cfg.leaderElect || cfg.storageBackend !== 'etcd3') return undefined;
+    return new LeaderElector({
+      leases: this.registry.storeFor(this.catalog.knownResource('coordination.k8s.io', 'v1', 'leases')!),
+      name: LEADER_LEASE_NAME,
+      leaseDurationMs: cfg.leaderElectLeaseDuration,
+      renewDeadlineMs: cfg.leaderElectRenewDeadline,
+      retryPeriodMs: cfg.leaderElectRetryPeriod,
+    });
+  }
+
+  /** A controller that runs on the leader only (on every process when there is no election). */
+  private leaderOnly(name: string, create: () => Controller): Controller {
+    return this.elector ? new LeaderGatedController(this.elector, name, create) : create();
   }
 
   private registerHealthChecks(): void {
@@ -251,8 +283,10 @@ export class ApiServer {
     this.shuttingDown = true;
     if (this.config.shutdownDelay > 0) await new Promise((r) => setTimeout(r, this.config.shutdownDelay));
     this.shutdownController.abort();
+    // Hand leadership over first, so another process takes the work at once.
+    await this.elector?.stop();
     for (const c of this.controllers) c.stop();
-    this.compactor?.stop();
+    this.stopCompactor?.();
     this.registry?.stop();
     if (this.server) {
       const server = this.server;
@@ -271,6 +305,8 @@ export class ApiServer {
 }
 
 const STORE_CHECK_TIMEOUT_MS = 2000;
+/** kube-system Lease whose holder runs the leader-only work. */
+export const LEADER_LEASE_NAME = 'capstan-leader';
 
 async function openStore(cfg: ServerConfig): Promise<Store> {
   switch (cfg.storageBackend) {

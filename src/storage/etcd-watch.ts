@@ -18,6 +18,8 @@ type WatchStream = IDuplexStream<IWatchRequest, IWatchResponse>;
 
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 2000;
+/** Beyond etcd's watch sync interval (100 ms): a replay with no events is over by then. */
+const REPLAY_SETTLE_MS = 500;
 /** How long close() waits for watches to catch up with the store's own writes. */
 const CLOSE_DRAIN_MS = 2000;
 
@@ -133,6 +135,7 @@ export class EtcdWatchStream {
   }
 
   private sendCreate(w: EtcdWatcher): void {
+    w.creating();
     this.stream!.write({
       create_request: {
         key: Buffer.from(w.spec.key),
@@ -165,7 +168,8 @@ export class EtcdWatchStream {
       }
       return;
     }
-    if (res.events.length > 0) w.deliver(res.events);
+    if (res.created) w.created(revision);
+    if (res.events.length > 0) w.deliver(res.events, revision);
   }
 }
 
@@ -174,6 +178,16 @@ class EtcdWatcher implements WatchHandle {
   seen: number;
   progressPending = false;
   private done = false;
+  /**
+   * While etcd replays history to this watch (it was created at or below the
+   * store's revision), etcd 3.4 may answer a progress request with a revision
+   * whose events are still on their way: progress waits until the replay
+   * is seen through (an event batch stamped at or above `replayUntil`), or,
+   * when the replay brings no event at all, until etcd's 100 ms sync loop has
+   * certainly moved the watch to the synced set.
+   */
+  private replayUntil = Infinity;
+  private createdAt = 0;
 
   constructor(
     readonly id: number,
@@ -183,8 +197,18 @@ class EtcdWatcher implements WatchHandle {
     this.seen = spec.afterRevision;
   }
 
-  deliver(raw: IEvent[]): void {
+  creating(): void {
+    this.replayUntil = Infinity;
+  }
+
+  created(storeRevision: number): void {
+    this.createdAt = performance.now();
+    this.replayUntil = storeRevision > this.seen ? storeRevision : 0;
+  }
+
+  deliver(raw: IEvent[], stampedRevision: number): void {
     if (this.done) return;
+    if (stampedRevision >= this.replayUntil) this.replayUntil = 0;
     const events: StoreEvent[] = [];
     for (const e of raw) {
       const revision = Number(e.kv.mod_revision);
@@ -203,6 +227,10 @@ class EtcdWatcher implements WatchHandle {
 
   progress(revision: number): void {
     if (this.done || !this.progressPending) return;
+    if (this.replayUntil > 0) {
+      if (this.replayUntil === Infinity || performance.now() - this.createdAt < REPLAY_SETTLE_MS) return;
+      this.replayUntil = 0;
+    }
     this.progressPending = false;
     this.safely(() => this.spec.callbacks.onProgress?.(revision));
   }

@@ -37,6 +37,7 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 20_000;
  */
 export class EtcdStore implements Store {
   readonly backend = 'etcd3';
+  readonly progressAfterReplay = false;
   private readonly client: Etcd3;
   private readonly keyspace: string;
   private readonly timeoutMs: number;

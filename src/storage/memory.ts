@@ -25,6 +25,7 @@ interface Version {
  */
 export class MemoryStore implements Store {
   readonly backend = 'memory';
+  readonly progressAfterReplay = true;
   private revision = 0;
   private compacted = 0;
   private closed = false;

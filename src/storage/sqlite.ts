@@ -138,6 +138,7 @@ interface ChangedRow {
  */
 export class SqliteStore implements Store {
   readonly backend = 'sqlite';
+  readonly progressAfterReplay = true;
   private revision: number;
   private compacted: number;
   private closed = false;

@@ -108,6 +108,13 @@ export interface WatchCallbacks {
 export interface Store {
   /** Backend name, e.g. `memory`, `sqlite`. */
   readonly backend: string;
+  /**
+   * Whether a watch from a past revision answers requestProgress only after
+   * its history replay (memory, sqlite). etcd before 3.4.25/3.5.8 may answer
+   * with the current revision while a watch still replays, so watch caches
+   * on it start from the current state, as kube-apiserver's do.
+   */
+  readonly progressAfterReplay: boolean;
   /** The latest committed revision (0 for an empty store). */
   currentRevision(): Promise<number>;
   /** The revision up to which history was compacted (0 when nothing was). */

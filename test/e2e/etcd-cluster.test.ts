@@ -205,4 +205,42 @@ describe('several processes on one etcd', { skip: missing }, () => {
     assert.equal(new Set(revs).size, revs.length, 'no event twice across the outage');
     watch.close();
   });
+
+  it('leader-only work runs on one process and moves when the leader is killed with SIGKILL, losing no acknowledged write', async () => {
+    const lease = async (s: TestServer): Promise<{ holderIdentity?: string; leaseTransitions?: number }> =>
+      (await ok(s, 'GET', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/capstan-leader')).json.spec;
+    const leaderOf = (holder: string | undefined): TestServer | undefined => (holder ? servers.find((s) => s.output().includes(`${holder} started leading`)) : undefined);
+    const first = await eventually(async () => leaderOf((await lease(servers[0]!)).holderIdentity));
+    const leading = (s: TestServer): boolean => s.output().lastIndexOf('started leading') > s.output().lastIndexOf('stopped leading');
+    assert.deepEqual(servers.filter(leading), [first], 'exactly one process leads');
+    const before = await lease(servers[1]!);
+
+    // Writes acknowledged by the leader just before it dies.
+    const acknowledged: string[] = [];
+    await createNamespace(servers, 'failover');
+    for (let i = 0; i < 20; i++) {
+      const res = await http(first, 'POST', '/api/v1/namespaces/failover/configmaps', { body: cm(`k-${i}`) });
+      if (res.status === 201) acknowledged.push(`k-${i}`);
+    }
+    await first.kill();
+    const survivors = servers.filter((s) => s !== first);
+    for (const s of survivors) {
+      const { state } = await listState(s, 'failover');
+      assert.deepEqual(acknowledged.filter((n) => !state.has(n)), [], 'no acknowledged write lost');
+    }
+    assert.equal(acknowledged.length, 20);
+
+    // Another process takes the Lease once it expires (3 s here)...
+    const next = await eventually(async () => {
+      const now = await lease(survivors[0]!);
+      const leader = leaderOf(now.holderIdentity);
+      return leader && leader !== first ? { leader, now } : undefined;
+    }, 20_000, 200);
+    assert.ok(survivors.includes(next.leader));
+    assert.ok((next.now.leaseTransitions ?? 0) > (before.leaseTransitions ?? 0), 'leaseTransitions counts the change of holder');
+    // ...and runs the controllers: a new namespace gets its default ServiceAccount and root CA.
+    await ok(survivors[1]!, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'after-failover' } });
+    await eventually(async () => (await http(survivors[0]!, 'GET', '/api/v1/namespaces/after-failover/serviceaccounts/default')).status === 200, 20_000);
+    await eventually(async () => (await http(survivors[0]!, 'GET', '/api/v1/namespaces/after-failover/configmaps/kube-root-ca.crt')).status === 200, 20_000);
+  });
 });

@@ -56,6 +56,10 @@ class GatedStore implements Store {
 
   constructor(readonly inner: Store) {}
 
+  get progressAfterReplay(): boolean {
+    return this.inner.progressAfterReplay;
+  }
+
   get backend(): string {
     return this.inner.backend;
   }
