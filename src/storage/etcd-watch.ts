@@ -18,8 +18,6 @@ type WatchStream = IDuplexStream<IWatchRequest, IWatchResponse>;
 
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 2000;
-/** Beyond etcd's watch sync interval (100 ms): a replay with no events is over by then. */
-const REPLAY_SETTLE_MS = 500;
 /** How long close() waits for watches to catch up with the store's own writes. */
 const CLOSE_DRAIN_MS = 2000;
 
@@ -39,10 +37,15 @@ export class EtcdWatchStream {
   private backoffMs = RECONNECT_MIN_MS;
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  /** Watches whose create request etcd has not acknowledged yet, and who waits for that. */
+  private readonly unacknowledged = new Set<number>();
+  private acknowledgedWaiters: Array<() => void> = [];
 
   constructor(
     private readonly openStream: () => Promise<WatchStream>,
     private readonly onCompacted: (revision: number) => void,
+    /** Whether the range had no event in (after, through]: see EtcdWatcher.replayUntil. */
+    readonly quietBetween: (spec: EtcdWatchSpec, after: number, through: number) => Promise<boolean>,
   ) {}
 
   add(spec: EtcdWatchSpec): WatchHandle {
@@ -82,8 +85,29 @@ export class EtcdWatchStream {
     this.stream = undefined;
   }
 
+  /**
+   * Resolves once etcd has registered every watch created so far. A write
+   * issued after watch() waits for this, so that the watch is in etcd's
+   * synced set before the write commits and sees it live, as on the
+   * in-process stores, not through a replay.
+   */
+  registered(): Promise<void> | undefined {
+    if (this.unacknowledged.size === 0 || !this.stream) return undefined;
+    return new Promise((resolve) => this.acknowledgedWaiters.push(resolve));
+  }
+
+  private acknowledge(id: number | undefined): void {
+    if (id === undefined) this.unacknowledged.clear();
+    else this.unacknowledged.delete(id);
+    if (this.unacknowledged.size > 0) return;
+    const waiters = this.acknowledgedWaiters;
+    this.acknowledgedWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
   /** @internal */
   remove(w: EtcdWatcher, cancelRemote: boolean): void {
+    this.acknowledge(w.id);
     if (!this.watchers.delete(w.id)) return;
     if (cancelRemote && this.stream) this.stream.write({ cancel_request: { watch_id: w.id } });
   }
@@ -120,6 +144,8 @@ export class EtcdWatchStream {
   private onBroken(stream: WatchStream): void {
     if (this.stream !== stream) return;
     this.stream = undefined;
+    // Writes must not wait for a stream that is gone.
+    this.acknowledge(undefined);
     stream.cancel();
     if (!this.closed) this.scheduleReconnect();
   }
@@ -136,6 +162,7 @@ export class EtcdWatchStream {
 
   private sendCreate(w: EtcdWatcher): void {
     w.creating();
+    this.unacknowledged.add(w.id);
     this.stream!.write({
       create_request: {
         key: Buffer.from(w.spec.key),
@@ -168,7 +195,10 @@ export class EtcdWatchStream {
       }
       return;
     }
-    if (res.created) w.created(revision);
+    if (res.created) {
+      w.created(revision);
+      this.acknowledge(id);
+    }
     if (res.events.length > 0) w.deliver(res.events, revision);
   }
 }
@@ -179,15 +209,15 @@ class EtcdWatcher implements WatchHandle {
   progressPending = false;
   private done = false;
   /**
-   * While etcd replays history to this watch (it was created at or below the
-   * store's revision), etcd 3.4 may answer a progress request with a revision
-   * whose events are still on their way: progress waits until the replay
-   * is seen through (an event batch stamped at or above `replayUntil`), or,
-   * when the replay brings no event at all, until etcd's 100 ms sync loop has
-   * certainly moved the watch to the synced set.
+   * While etcd replays history to this watch (it may have been created at or
+   * below the store's revision), etcd 3.4 may answer a progress request with
+   * a revision whose events are still on their way. Progress waits until the
+   * replay is seen through: an event batch stamped at or above `replayUntil`
+   * (the revision etcd reported at creation), or a check that the range had
+   * no event between the last delivered one and `replayUntil`.
    */
   private replayUntil = Infinity;
-  private createdAt = 0;
+  private verifying = false;
 
   constructor(
     readonly id: number,
@@ -202,13 +232,16 @@ class EtcdWatcher implements WatchHandle {
   }
 
   created(storeRevision: number): void {
-    this.createdAt = performance.now();
     this.replayUntil = storeRevision > this.seen ? storeRevision : 0;
   }
 
   deliver(raw: IEvent[], stampedRevision: number): void {
     if (this.done) return;
-    if (stampedRevision >= this.replayUntil) this.replayUntil = 0;
+    if (stampedRevision >= this.replayUntil && this.replayUntil > 0) {
+      this.replayUntil = 0;
+      // A progress request answered during the replay was held back: ask again.
+      if (this.progressPending) queueMicrotask(() => this.owner.sendProgressRequest());
+    }
     const events: StoreEvent[] = [];
     for (const e of raw) {
       const revision = Number(e.kv.mod_revision);
@@ -228,11 +261,28 @@ class EtcdWatcher implements WatchHandle {
   progress(revision: number): void {
     if (this.done || !this.progressPending) return;
     if (this.replayUntil > 0) {
-      if (this.replayUntil === Infinity || performance.now() - this.createdAt < REPLAY_SETTLE_MS) return;
-      this.replayUntil = 0;
+      if (this.replayUntil !== Infinity) this.verifyReplayDone();
+      return;
     }
     this.progressPending = false;
     this.safely(() => this.spec.callbacks.onProgress?.(revision));
+  }
+
+  private verifyReplayDone(): void {
+    if (this.verifying) return;
+    this.verifying = true;
+    const [after, through] = [this.seen, this.replayUntil];
+    this.owner.quietBetween(this.spec, after, through).then(
+      (quiet) => {
+        this.verifying = false;
+        if (!quiet || this.done || this.seen !== after || this.replayUntil !== through) return;
+        this.replayUntil = 0;
+        if (this.progressPending) this.owner.sendProgressRequest();
+      },
+      () => {
+        this.verifying = false;
+      },
+    );
   }
 
   requestProgress(): void {

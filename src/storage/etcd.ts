@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Etcd3, type ICompare, type IKeyValue, type IOptions, type IRangeRequest, type IResponseHeader } from 'etcd3';
+import { Etcd3, type ICompare, type IKeyValue, type IOptions, type IRangeRequest, type IRangeResponse, type IResponseHeader } from 'etcd3';
 import type { CallOptions } from '@grpc/grpc-js';
 import type { DeleteResult, GetOptions, KeyValue, ListOptions, ListResult, Store, WatchCallbacks, WatchHandle } from './store.js';
 import { StoreError } from './store.js';
@@ -56,6 +56,7 @@ export class EtcdStore implements Store {
     this.watchStream = new EtcdWatchStream(
       () => this.client.watchClient.watch(),
       (revision) => this.noteCompacted(revision),
+      (spec, after, through) => this.quietBetween(spec.key, spec.rangeEnd, after, through),
     );
   }
 
@@ -195,6 +196,25 @@ export class EtcdStore implements Store {
     this.client.close();
   }
 
+  /**
+   * Whether no key in [key, end) changed in (after, through]: none was
+   * written (mod revision above `after` at `through`) and as many keys exist
+   * at both ends (so none was deleted). A key created and deleted inside the
+   * window escapes this check; the window is the few revisions between a
+   * watch's start and its creation.
+   */
+  private async quietBetween(key: string, end: Buffer, after: number, through: number): Promise<boolean> {
+    const range = (extra: IRangeRequest): Promise<IRangeResponse> =>
+      this.call(() => this.client.kv.range({ key: Buffer.from(key), range_end: end, ...extra }, this.callOptions()));
+    const [written, before, now] = await Promise.all([
+      // etcd's count ignores min_mod_revision: ask for the (few) keys themselves.
+      range({ revision: through, min_mod_revision: after + 1, keys_only: true }),
+      after > 0 ? range({ revision: after, count_only: true }) : undefined,
+      range({ revision: through, count_only: true }),
+    ]);
+    return written.kvs.length === 0 && Number(before?.count ?? 0) === Number(now.count);
+  }
+
   private noteWrite(revision: number): void {
     if (revision > this.lastWriteRevision) this.lastWriteRevision = revision;
   }
@@ -269,7 +289,8 @@ export class EtcdStore implements Store {
 
   private write<T>(fn: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(closedError());
-    const p = this.call(fn);
+    const registered = this.watchStream.registered();
+    const p = registered ? registered.then(() => this.call(fn)) : this.call(fn);
     this.inFlight.add(p);
     const done = (): void => void this.inFlight.delete(p);
     p.then(done, done);
