@@ -244,3 +244,40 @@ describe('several processes on one etcd', { skip: missing }, () => {
     await eventually(async () => (await http(survivors[0]!, 'GET', '/api/v1/namespaces/after-failover/configmaps/kube-root-ca.crt')).status === 200, 20_000);
   });
 });
+
+describe('compaction on etcd', { skip: missing }, () => {
+  it('compacts every --etcd-compaction-interval; Exact lists and watches at compacted versions get 410, current state stays', async () => {
+    const etcd = await startEtcd();
+    const server = await startServer({
+      backend: 'etcd3',
+      args: ['--etcd-servers', etcd.endpoint, '--etcd-compaction-interval', '2s', '--watch-cache-history', '2s'],
+    });
+    try {
+      const created = await ok(server, 'POST', '/api/v1/namespaces/default/configmaps', cm('old'));
+      const oldRv = created.json.metadata.resourceVersion as string;
+      let current = created.json;
+      for (let i = 0; i < 5; i++) current = (await ok(server, 'PUT', '/api/v1/namespaces/default/configmaps/old', { ...current, data: { v: String(i) } })).json;
+      const exact = `/api/v1/namespaces/default/configmaps?resourceVersion=${oldRv}&resourceVersionMatch=Exact`;
+      assert.equal((await http(server, 'GET', exact)).status, 200, 'retained before compaction');
+      // Keep writing so that each compaction has a newer revision to reach.
+      const expired = await eventually(async () => {
+        await ok(server, 'POST', '/api/v1/namespaces/default/configmaps', cm(`tick-${Date.now()}`));
+        const res = await http(server, 'GET', exact);
+        return res.status === 410 ? res : undefined;
+      }, 30_000, 500);
+      assert.equal(expired.json.reason, 'Expired');
+      const watch = openWatch(server, `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${oldRv}`);
+      await watch.waitFor((events) => events.length > 0);
+      assert.equal(watch.events[0]!.type, 'ERROR');
+      assert.equal(watch.events[0]!.object.code, 410);
+      watch.close();
+      const now = await ok(server, 'GET', '/api/v1/namespaces/default/configmaps/old');
+      assert.deepEqual(now.json.data, { v: '4' });
+      assert.equal(now.json.metadata.resourceVersion, current.metadata.resourceVersion);
+    } finally {
+      await server.kill();
+      removeDir(server.dataDir);
+      await etcd.destroy();
+    }
+  });
+});
