@@ -49,7 +49,10 @@ export class EtcdStore implements Store {
   /** Highest revision this store's own writes produced: close() lets watches deliver up to it. */
   private lastWriteRevision = 0;
 
+  private readonly endpoints: string[];
+
   private constructor(opts: EtcdStoreOptions) {
+    this.endpoints = opts.endpoints;
     this.keyspace = opts.keyspace ?? '';
     this.timeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.client = new Etcd3(clientOptions(opts));
@@ -316,7 +319,9 @@ export class EtcdStore implements Store {
     if (message.includes('required revision has been compacted')) return compactedError(this.compacted);
     if (message.includes('required revision is a future revision')) return new StoreError('FutureRevision', 'required revision is a future revision');
     if (this.closed) return closedError();
-    return new StoreError('Unavailable', `etcd: ${message}`);
+    // The client's circuit breaker fails calls at once after repeated failures: say what that means.
+    if (message.includes('circuit breaker')) return new StoreError('Unavailable', `etcd ${this.endpoints.join(',')} is unreachable (recent calls failed; retrying)`);
+    return new StoreError('Unavailable', `etcd ${this.endpoints.join(',')}: ${message}`);
   }
 }
 
