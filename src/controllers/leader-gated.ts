@@ -6,6 +6,9 @@ import type { LeaderElector } from './leader-election.js';
  * it stops, so that of several processes on one store exactly one runs it.
  */
 
+const START_RETRY_MIN_MS = 1000;
+const START_RETRY_MAX_MS = 30_000;
+
 /** Work that can be started and stopped; stop() must be safe to call twice. */
 export interface LeaderOnlyJob {
   start(): void | Promise<void>;
@@ -26,10 +29,12 @@ export function runWhileLeading(
 ): () => void {
   const running = new Set<() => void>();
   const removeListener = elector.addLeadershipListener((term) => {
-    const job = makeJob();
+    let job: LeaderOnlyJob | undefined;
+    let retry: NodeJS.Timeout | undefined;
+    let failures = 0;
     const stopJob = (): void => {
       try {
-        job.stop();
+        job?.stop();
       } catch (err) {
         log(`leader-only job failed to stop: ${(err as Error).message}`);
       }
@@ -40,22 +45,35 @@ export function runWhileLeading(
       ended = true;
       running.delete(end);
       term.removeEventListener('abort', end);
+      if (retry) clearTimeout(retry);
       stopJob();
+    };
+    const run = (): void => {
+      retry = undefined;
+      job = makeJob();
+      const current = job;
+      void (async () => current.start())().then(
+        // A start still running when the term ended may have set up timers or
+        // watches after that stop(): stop once more.
+        () => {
+          failures = 0;
+          if (ended) stopJob();
+        },
+        (err: unknown) => {
+          log(`leader-only job failed to start: ${(err as Error).message}`);
+          stopJob();
+          if (ended) return;
+          // A store hiccup at the start of a term must not leave the work undone
+          // until leadership changes: try again, backing off, while the term lasts.
+          const delay = Math.min(START_RETRY_MAX_MS, START_RETRY_MIN_MS * 2 ** failures++);
+          retry = setTimeout(run, delay);
+          retry.unref();
+        },
+      );
     };
     running.add(end);
     term.addEventListener('abort', end, { once: true });
-    void (async () => job.start())().then(
-      // A start still running when the term ended may have set up timers or
-      // watches after that stop(): stop once more.
-      () => {
-        if (ended) stopJob();
-      },
-      (err: unknown) => {
-        log(`leader-only job failed to start: ${(err as Error).message}`);
-        if (ended) stopJob();
-        else end();
-      },
-    );
+    run();
   });
   return () => {
     removeListener();

@@ -374,4 +374,25 @@ describe('leader-gated work', () => {
     assert.deepEqual(events, ['compactor start', 'compactor stop', 'compactor stop']);
     assert.equal(job.running, false);
   });
+
+  it('runWhileLeading retries a job whose start failed, with a fresh job, while the term lasts', async () => {
+    const leases = leasesStore();
+    const events: string[] = [];
+    const a = candidate('a', leases, FAST);
+    let attempts = 0;
+    const stopFollowing = runWhileLeading(
+      a.elector,
+      () => {
+        const n = ++attempts;
+        return n === 1 ? new RecordingController('job#1', events, Promise.reject(new Error('store unavailable'))) : new RecordingController(`job#${n}`, events);
+      },
+      () => undefined,
+    );
+    cleanups.push(stopFollowing);
+    a.elector.start();
+    await waitFor('the second attempt to run', () => events.includes('job#2 start'), 5000);
+    assert.deepEqual(events, ['job#1 start', 'job#1 stop', 'job#2 start']);
+    await a.elector.stop();
+    assert.deepEqual(events, ['job#1 start', 'job#1 stop', 'job#2 start', 'job#2 stop']);
+  });
 });
