@@ -10,26 +10,55 @@ import type { Controller } from './controller.js';
 
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 const RECHECK_MS = 60_000;
+/** While a follower waits for the leader to create them. */
+const WAIT_MS = 500;
+const START_WAIT_MS = 5000;
 
 export class SystemNamespaces implements Controller {
   readonly name = 'system-namespaces';
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
   /** True once every system namespace has been seen or created. */
   done = false;
 
-  constructor(private readonly namespaces: ResourceStore) {}
+  /**
+   * `mayCreate` says whether this process may create missing namespaces now:
+   * with several processes on one store, only the leader does (the others
+   * wait until they see them, which is what their readiness waits for).
+   */
+  constructor(
+    private readonly namespaces: ResourceStore,
+    private readonly mayCreate: () => boolean = () => true,
+  ) {}
 
+  /**
+   * Resolves once the namespaces exist or, on a follower whose leader has
+   * not created them yet, after a short wait (polling goes on, readiness
+   * waits): a server that says it is ready can be used at once.
+   */
   async start(): Promise<void> {
     await this.ensure();
-    this.timer = setInterval(() => void this.ensure().catch(() => undefined), RECHECK_MS);
-    this.timer.unref();
+    const deadline = Date.now() + START_WAIT_MS;
+    while (!this.done && !this.stopped && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      await this.ensure().catch(() => undefined);
+    }
+    this.schedule();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.ensure().catch(() => undefined).finally(() => this.schedule()), this.done ? RECHECK_MS : WAIT_MS);
+    this.timer.unref();
   }
 
   async ensure(): Promise<void> {
+    let missing = 0;
     for (const name of SYSTEM_NAMESPACES) {
       try {
         await this.namespaces.get(undefined, name);
@@ -37,12 +66,16 @@ export class SystemNamespaces implements Controller {
       } catch (err) {
         if (!isApiError(err, 'NotFound')) throw err;
       }
+      if (!this.mayCreate()) {
+        missing++;
+        continue;
+      }
       try {
         await this.namespaces.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, undefined);
       } catch (err) {
         if (!isApiError(err, 'AlreadyExists')) throw err;
       }
     }
-    this.done = true;
+    if (missing === 0) this.done = true;
   }
 }

@@ -101,7 +101,10 @@ export class ApiServer {
       }),
     ]);
 
-    this.systemNamespaces = new SystemNamespaces(namespaces);
+    this.elector = this.leaderElector();
+    // Elect first: on a fresh cluster the winner creates the system namespaces right below.
+    this.elector?.start();
+    this.systemNamespaces = new SystemNamespaces(namespaces, () => !this.elector || this.elector.isLeader);
     await this.systemNamespaces.start();
     this.controllers.push(this.systemNamespaces);
     const core = (name: string): ResourceStore => this.registry.storeFor(this.catalog.resource('', 'v1', name)!);
@@ -111,7 +114,6 @@ export class ApiServer {
       clusterIps: new ClusterIpAllocator(cfg.serviceClusterIpRange, networking('ipaddresses')),
       nodePorts: new NodePortAllocator(cfg.serviceNodePortRange, this.store),
     });
-    this.elector = this.leaderElector();
     this.controllers.push(this.leaderOnly('namespace-deleter', () => new NamespaceDeleter(this.registry.namespaces, () => this.registry.namespacedStores(this.catalog.allResources().filter((r) => r.isObject)))));
     this.controllers.push(this.leaderOnly('namespace-defaults', () => new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), this.pki.servingCa ?? this.pki.serving.cert)));
     // etcd keeps one --etcd-compaction-interval of history (kube-apiserver's
@@ -140,7 +142,6 @@ export class ApiServer {
         },
       )),
     );
-    this.elector?.start();
     // Controllers sync once the server listens: requests are served meanwhile
     // (reads wait for their own cache) and /readyz reports informer-sync until done.
     // (A turn later: starting an informer loads its cache synchronously from SQLite.)

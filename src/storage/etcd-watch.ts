@@ -18,6 +18,8 @@ type WatchStream = IDuplexStream<IWatchRequest, IWatchResponse>;
 
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 2000;
+/** Well beyond etcd's watch sync interval (100 ms). */
+const SYNC_SETTLED_MS = 1000;
 /** How long close() waits for watches to catch up with the store's own writes. */
 const CLOSE_DRAIN_MS = 2000;
 
@@ -209,14 +211,16 @@ class EtcdWatcher implements WatchHandle {
   progressPending = false;
   private done = false;
   /**
-   * While etcd replays history to this watch (it may have been created at or
-   * below the store's revision), etcd 3.4 may answer a progress request with
-   * a revision whose events are still on their way. Progress waits until the
-   * replay is seen through: an event batch stamped at or above `replayUntil`
-   * (the revision etcd reported at creation), or a check that the range had
-   * no event between the last delivered one and `replayUntil`.
+   * A watch created at or below etcd's revision is "unsynced" in etcd until
+   * its replay has been sent, and etcd before 3.4.25/3.5.8 answers progress
+   * requests without waiting for that: a progress revision may overtake
+   * replayed events. So until an event batch stamped at or above the
+   * revision etcd reported at creation (`replayUntil`) shows the replay is
+   * through, a progress revision is delivered only after ranges show that no
+   * key in the watch's range changed between the last delivered event and it.
    */
   private replayUntil = Infinity;
+  private createdAt = 0;
   private verifying = false;
 
   constructor(
@@ -232,7 +236,9 @@ class EtcdWatcher implements WatchHandle {
   }
 
   created(storeRevision: number): void {
-    this.replayUntil = storeRevision > this.seen ? storeRevision : 0;
+    this.createdAt = performance.now();
+    // Equal too: a write landing between etcd reading its revision and registering the watch leaves it unsynced.
+    this.replayUntil = storeRevision >= this.seen ? storeRevision : 0;
   }
 
   deliver(raw: IEvent[], stampedRevision: number): void {
@@ -261,23 +267,26 @@ class EtcdWatcher implements WatchHandle {
   progress(revision: number): void {
     if (this.done || !this.progressPending) return;
     if (this.replayUntil > 0) {
-      if (this.replayUntil !== Infinity) this.verifyReplayDone();
+      if (this.replayUntil !== Infinity) this.verifyQuietThrough(revision);
       return;
     }
     this.progressPending = false;
     this.safely(() => this.spec.callbacks.onProgress?.(revision));
   }
 
-  private verifyReplayDone(): void {
+  private verifyQuietThrough(revision: number): void {
     if (this.verifying) return;
     this.verifying = true;
-    const [after, through] = [this.seen, this.replayUntil];
-    this.owner.quietBetween(this.spec, after, through).then(
+    const after = this.seen;
+    this.owner.quietBetween(this.spec, after, revision).then(
       (quiet) => {
         this.verifying = false;
-        if (!quiet || this.done || this.seen !== after || this.replayUntil !== through) return;
-        this.replayUntil = 0;
-        if (this.progressPending) this.owner.sendProgressRequest();
+        if (!quiet || this.done || this.seen !== after || !this.progressPending) return;
+        // etcd moves a watch with nothing to replay to its synced set within
+        // one sync pass (100 ms); well past that, answers can be trusted again.
+        if (performance.now() - this.createdAt > SYNC_SETTLED_MS) this.replayUntil = 0;
+        this.progressPending = false;
+        this.safely(() => this.spec.callbacks.onProgress?.(revision));
       },
       () => {
         this.verifying = false;
