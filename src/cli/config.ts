@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { FlagError, parseFlags, type FlagSpec, type ParsedFlags } from './flags.js';
 import { parseCidr } from '../registry/services/cidr.js';
+import { FeatureGateError, FeatureGates, featureGatesHelp } from '../server/feature-gates.js';
 
 /** Everything `capstan serve` can be told, after flags and defaults. */
 export interface ServerConfig {
@@ -28,6 +29,8 @@ export interface ServerConfig {
   /** --service-node-port-range (`first-last`). */
   serviceNodePortRange: string;
   verbosity: number;
+  /** --feature-gates, over the defaults. */
+  featureGates: FeatureGates;
 }
 
 export const FLAG_SPECS: FlagSpec[] = [
@@ -50,6 +53,7 @@ export const FLAG_SPECS: FlagSpec[] = [
   { name: 'service-node-port-range', type: 'string', default: '30000-32767', help: 'A port range to reserve for services with NodePort visibility. Example: \'30000-32767\'. Inclusive at both ends of the range.' },
   { name: 'v', type: 'int', default: '0', help: 'Number for the log level verbosity.' },
   { name: 'help', type: 'bool', default: 'false', help: 'Help for serve.' },
+  { name: 'feature-gates', type: 'stringArray', default: '', help: featureGatesHelp() },
 ];
 
 function str(p: ParsedFlags, name: string): string {
@@ -92,11 +96,21 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     serviceClusterIpRange: str(p, 'service-cluster-ip-range'),
     serviceNodePortRange: str(p, 'service-node-port-range'),
     verbosity: p.values.get('v') as number,
+    featureGates: featureGatesFromFlag(p.values.get('feature-gates') as string[]),
   };
   if (str(p, 'tls-cert-file')) config.tlsCertFile = resolve(cwd, str(p, 'tls-cert-file'));
   if (str(p, 'tls-private-key-file')) config.tlsPrivateKeyFile = resolve(cwd, str(p, 'tls-private-key-file'));
   if (str(p, 'client-ca-file')) config.clientCaFile = resolve(cwd, str(p, 'client-ca-file'));
   return { config, help: p.values.get('help') === true, args: p.args };
+}
+
+function featureGatesFromFlag(values: string[]): FeatureGates {
+  try {
+    return FeatureGates.parse(values);
+  } catch (err) {
+    if (err instanceof FeatureGateError) throw new FlagError(`invalid argument "${err.value}" for "--feature-gates" flag: ${err.message}`);
+    throw err;
+  }
 }
 
 /** Defaults for programmatic use (tests, embedding): memory store, free port. */
