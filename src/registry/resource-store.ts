@@ -9,6 +9,8 @@ import type { CachedObject } from '../cache/cached-object.js';
 import { cloneObject, jsonEqual, metaOf, nowTimestamp, type KubeObject, type ObjectMeta } from './object.js';
 import type { Strategy } from './strategy.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validate-meta.js';
+import { corruptListError, decodeStoredObject } from './stored-object.js';
+import { FeatureGates } from '../server/feature-gates.js';
 
 /**
  * The generic registry of one resource (kube-apiserver's genericregistry.Store):
@@ -91,9 +93,11 @@ export class ResourceStore {
     readonly strategy: Strategy,
     private readonly store: Store,
     cacheOptions: WatchCacheOptions = DEFAULT_WATCH_CACHE_OPTIONS,
+    gates: FeatureGates = FeatureGates.defaults(),
   ) {
     this.cache = new WatchCache(store, desc.prefix, (kv, revision) => this.decode(kv, revision), cacheOptions);
-    this.reader = new ResourceReader(this.cache, desc);
+    const aggregateCorrupt = gates.enabled('AllowUnsafeMalformedObjectDeletion');
+    this.reader = new ResourceReader(this.cache, { ...desc, unreadable: (corrupt) => corruptListError(this.groupResource, corrupt, aggregateCorrupt) });
   }
 
   get groupResource(): GroupResource {
@@ -108,21 +112,9 @@ export class ResourceStore {
     return this.desc.namespaced && namespace ? `${this.desc.prefix}${namespace}/` : this.desc.prefix;
   }
 
-  /** Decodes a stored value and stamps the revision as resourceVersion. */
+  /** Decodes a stored value and stamps the revision as resourceVersion; CorruptObjectError when it does not decode. */
   decode(kv: KeyValue, revision = kv.modRevision): KubeObject {
-    let obj: KubeObject;
-    try {
-      obj = JSON.parse(kv.value) as KubeObject;
-    } catch (err) {
-      throw new ApiError({
-        message: `Internal error occurred: unable to decode an object stored at ${kv.key}: ${(err as Error).message}`,
-        reason: 'InternalError',
-        details: { causes: [{ message: `unable to decode object at key ${kv.key}` }] },
-        code: 500,
-      });
-    }
-    metaOf(obj).resourceVersion = String(revision);
-    return obj;
+    return decodeStoredObject(kv, this.desc.group, this.desc.kind, revision);
   }
 
   private encode(obj: KubeObject): string {

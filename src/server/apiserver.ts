@@ -82,7 +82,7 @@ export class ApiServer {
       adminGroups: ['system:masters'],
     });
     this.store = cfg.storageBackend === 'memory' ? new MemoryStore() : SqliteStore.open({ path: join(cfg.dataDir, 'capstan.db'), synchronous: cfg.sqliteSynchronous });
-    this.registry = new Registry(this.store, new KeyLayout(), { ...DEFAULT_WATCH_CACHE_OPTIONS, historyMs: cfg.watchHistory, capacity: cfg.watchCacheCapacity });
+    this.registry = new Registry(this.store, new KeyLayout(), { ...DEFAULT_WATCH_CACHE_OPTIONS, historyMs: cfg.watchHistory, capacity: cfg.watchCacheCapacity }, cfg.featureGates);
     const nsInfo = this.catalog.resource('', 'v1', 'namespaces')!;
     const namespaces = this.registry.storeFor(nsInfo);
     this.admission = new AdmissionChain([
