@@ -232,6 +232,7 @@ export class ApiServer {
           catalog: this.catalog,
           registry: this.registry,
           admission: this.admission,
+          featureGates: this.config.featureGates,
           shutdown: this.shutdownController.signal,
         });
       } else {
