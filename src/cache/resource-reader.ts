@@ -3,6 +3,7 @@ import type { FieldSelector, LabelSelector } from '../registry/selectors.js';
 import { decodeContinue, encodeContinue } from '../registry/continue-token.js';
 import { ApiError, gone } from '../server/errors.js';
 import type { CachedObject } from './cached-object.js';
+import type { CorruptObjectError } from '../registry/stored-object.js';
 import type { ReadAt, WatchStart } from './read-semantics.js';
 import type { Snapshot, WatchCache, WatcherEvent } from './watch-cache.js';
 
@@ -11,7 +12,9 @@ import type { Snapshot, WatchCache, WatcherEvent } from './watch-cache.js';
  * resourceVersion semantics: consistent reads wait for the cache to catch up
  * with the store, "not older than" reads wait for the given revision (504
  * when it never comes), Exact and continued lists read a snapshot of a past
- * revision (410 once history no longer reaches it).
+ * revision (410 once history no longer reaches it). A read that reaches a
+ * value which does not decode fails, as kube-apiserver's reads from etcd do:
+ * a get of it, and a list or initial watch state whose keys include it.
  */
 
 export interface ReadScope {
@@ -19,6 +22,8 @@ export interface ReadScope {
   prefix: string;
   namespaced: boolean;
   fields: (obj: KubeObject) => Record<string, string>;
+  /** The error of a list that reaches these corrupt values (in key order, at least one). */
+  unreadable: (corrupt: readonly CorruptObjectError[]) => ApiError;
 }
 
 export interface ListRequest {
@@ -116,14 +121,14 @@ export class ResourceReader {
     const matches = this.matcher(req.labelSelector, req.fieldSelector);
     const limit = req.limit && req.limit > 0 ? req.limit : 0;
 
-    let source: { revision: number; keys: readonly string[] | undefined; objects: readonly CachedObject[] | undefined } | Snapshot;
+    let source: { revision: number; keys: readonly string[] | undefined; objects: readonly CachedObject[] | undefined; corrupt: readonly CorruptObjectError[] } | Snapshot;
     let startKey: string | undefined;
     if (req.continueToken) {
       const token = decodeContinue(req.continueToken);
       startKey = prefix + token.start;
       if (token.revision < 0) {
         // An inconsistent continuation: the rest of the list as it is now.
-        source = (await this.reach({ kind: 'consistent' })) ? { revision: this.cache.revision, keys: undefined, objects: undefined } : (await this.cache.listStore(prefix))!;
+        source = (await this.reach({ kind: 'consistent' })) ? this.currentState(prefix) : (await this.cache.listStore(prefix))!;
       } else {
         await this.cache.ensureStarted();
         const snap = await this.pastState(prefix, token.revision);
@@ -136,7 +141,7 @@ export class ResourceReader {
       if (!snap) throw gone('The resourceVersion for the provided list is too old.', 'Expired');
       source = snap;
     } else if (await this.reach(req.readAt)) {
-      source = { revision: this.cache.revision, keys: undefined, objects: undefined };
+      source = this.currentState(prefix);
     } else {
       source = (await this.cache.listStore(prefix))!;
     }
@@ -144,6 +149,8 @@ export class ResourceReader {
     const items: CachedObject[] = [];
     let lastKey: string | undefined;
     let remaining: number | undefined;
+    /** Where the next page starts, which this one does not reach (undefined: the end of the prefix). */
+    let stopKey: string | undefined;
     if (source.objects) {
       const keys = source.keys!;
       const begin = lowerBound(keys, startKey !== undefined && startKey > prefix ? startKey : prefix);
@@ -151,6 +158,7 @@ export class ResourceReader {
       for (let i = begin; i < end; i++) {
         if (limit && items.length === limit) {
           remaining = end - i;
+          stopKey = lastKey! + '\u0000';
           break;
         }
         const o = source.objects[i]!;
@@ -161,12 +169,17 @@ export class ResourceReader {
       for (const o of this.cache.current(prefix, startKey)) {
         if (limit && items.length === limit) {
           remaining = this.countFrom(prefix, lastKey!);
+          stopKey = lastKey! + '\u0000';
           break;
         }
         lastKey = o.key;
         if (!matches || matches(o.object)) items.push(o);
       }
     }
+    // Corrupt values among the keys this page went through fail it, whatever the selectors.
+    const from = startKey !== undefined && startKey > prefix ? startKey : prefix;
+    const reached = source.corrupt.filter((c) => c.key.startsWith(prefix) && c.key >= from && (stopKey === undefined || c.key < stopKey));
+    if (reached.length > 0) throw this.scope.unreadable(reached);
 
     const result: ListResult = { items, resourceVersion: String(source.revision) };
     if (remaining !== undefined && remaining > 0 && lastKey !== undefined) {
@@ -176,6 +189,11 @@ export class ResourceReader {
       if (!matches) result.remainingItemCount = remaining;
     }
     return result;
+  }
+
+  /** The cache's current state under `prefix`, read in place. */
+  private currentState(prefix: string): { revision: number; keys: undefined; objects: undefined; corrupt: CorruptObjectError[] } {
+    return { revision: this.cache.revision, keys: undefined, objects: undefined, corrupt: this.cache.corruptUnder(prefix) };
   }
 
   /** Keys under `prefix` after `lastKey` in the current state. */
@@ -208,6 +226,9 @@ export class ResourceReader {
     const revision = this.cache.revision;
     const initial: WatcherEvent[] = [];
     if (start.kind === 'initial') {
+      // The initial state is a list: values that do not decode fail it.
+      const corrupt = this.cache.corruptUnder(prefix);
+      if (corrupt.length > 0) throw this.scope.unreadable(corrupt);
       for (const o of this.cache.current(prefix)) if (!matches || matches(o.object)) initial.push({ type: 'ADDED', object: o });
     }
     if (initial.length > 0) sink.onEvents(initial);

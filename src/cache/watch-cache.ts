@@ -1,6 +1,7 @@
 import type { KeyValue, Store, StoreError, StoreEvent, WatchHandle } from '../storage/store.js';
 import type { KubeObject } from '../registry/object.js';
 import { ApiError, gone } from '../server/errors.js';
+import { CorruptObjectError } from '../registry/stored-object.js';
 import { CachedObject } from './cached-object.js';
 import { SortedKeys } from './sorted-keys.js';
 
@@ -13,6 +14,11 @@ import { SortedKeys } from './sorted-keys.js';
  *
  * The cache only learns of changes from the store's watch, never from the
  * writer, so several servers on one store stay consistent.
+ *
+ * Values that do not decode (corrupt objects) are held by key beside the
+ * objects: reads of them fail (resource-reader.ts). A change to or from such a
+ * value cannot be told as an event, so, as kube-apiserver's cacher
+ * re-initialises there, every watch ends and history restarts after it.
  */
 
 export type CacheEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -89,6 +95,8 @@ export interface Snapshot {
   /** Every object at `revision`, in key order. */
   objects: CachedObject[];
   keys: string[];
+  /** The values at `revision` that do not decode, in key order. */
+  corrupt: CorruptObjectError[];
 }
 
 type Decoder = (kv: KeyValue, revision?: number) => KubeObject;
@@ -130,6 +138,11 @@ class CacheWatcher {
 export class WatchCache {
   private readonly objects = new Map<string, CachedObject>();
   private readonly keys = new SortedKeys();
+  /**
+   * Keys whose current value does not decode. Any change to this set breaks
+   * history (breakHistory), so it is also the set at every revision history covers.
+   */
+  private readonly corrupt = new Map<string, CorruptObjectError>();
   /** Events in revision order; `history[historyStart..]` are live. */
   private history: CacheEvent[] = [];
   private historyStart = 0;
@@ -178,12 +191,7 @@ export class WatchCache {
     const from = this.store.progressAfterReplay ? this.store.compactedRevision() : await this.store.currentRevision();
     const listed = from > 0 ? await this.store.list(this.prefix, { revision: from }) : { items: [], revision: 0 };
     this.reset(from);
-    for (const kv of listed.items) {
-      const obj = this.decodeSafely(kv);
-      if (!obj) continue;
-      this.objects.set(kv.key, new CachedObject(kv.key, obj, kv.modRevision));
-      this.keys.insert(kv.key);
-    }
+    for (const kv of listed.items) this.setCurrent(kv.key, this.decodeEntry(kv));
     this.handle = this.store.watch(this.prefix, from, {
       onEvents: (events) => this.apply(events),
       onProgress: (revision) => this.advance(revision),
@@ -203,6 +211,7 @@ export class WatchCache {
   private reset(revision: number): void {
     this.objects.clear();
     this.keys.clear();
+    this.corrupt.clear();
     this.history = [];
     this.historyStart = 0;
     this.snapshots.length = 0;
@@ -215,46 +224,79 @@ export class WatchCache {
     this.handle = undefined;
     this.ready = false;
     this.starting = undefined;
+    this.endWatchers();
+    if (this.stopped || err.code === 'Closed') return;
+    setTimeout(() => void this.ensureStarted().catch(() => undefined), 100).unref();
+  }
+
+  private endWatchers(): void {
     const ending = [...this.watchers];
     this.watchers.clear();
     for (const w of ending) {
       w.stopped = true;
       w.sink.onEnd();
     }
-    if (this.stopped || err.code === 'Closed') return;
-    setTimeout(() => void this.ensureStarted().catch(() => undefined), 100).unref();
   }
 
-  private decodeSafely(kv: KeyValue, revision?: number): KubeObject | undefined {
+  /**
+   * A change at `revision` that no event can describe, because its value or
+   * the one it replaces does not decode. kube-apiserver's cacher re-initialises
+   * here: every watch ends without an error, and a watch resumed from before
+   * it gets 410, so clients list again. The current state stays.
+   */
+  private breakHistory(revision: number): void {
+    this.history = [];
+    this.historyStart = 0;
+    this.snapshots.length = 0;
+    this.oldest = revision;
+    this.endWatchers();
+  }
+
+  /** A value as the cache holds it: its object, or why it does not decode. */
+  private decodeEntry(kv: KeyValue): CachedObject | CorruptObjectError {
     try {
-      return this.decode(kv, revision);
+      return new CachedObject(kv.key, this.decode(kv), kv.modRevision);
     } catch (err) {
-      process.stderr.write(`watch cache: skipping undecodable object at ${kv.key}: ${(err as Error).message}\n`);
-      return undefined;
+      if (!(err instanceof CorruptObjectError)) throw err;
+      process.stderr.write(`watch cache: ${err.storageMessage}\n`);
+      return err;
     }
+  }
+
+  /** Sets the current value of `key` (undefined: deleted). */
+  private setCurrent(key: string, entry: CachedObject | CorruptObjectError | undefined): void {
+    const had = this.objects.has(key);
+    if (entry instanceof CachedObject) {
+      this.objects.set(key, entry);
+      if (!had) this.keys.insert(key);
+    } else if (had) {
+      this.objects.delete(key);
+      this.keys.delete(key);
+    }
+    if (entry instanceof CorruptObjectError) this.corrupt.set(key, entry);
+    else this.corrupt.delete(key);
   }
 
   private apply(events: StoreEvent[]): void {
     const now = Date.now();
-    const applied: CacheEvent[] = [];
+    let applied: CacheEvent[] = [];
     for (const e of events) {
       if (e.revision <= this.rev) continue;
       const prev = this.objects.get(e.key);
-      let ev: CacheEvent | undefined;
-      if (e.type === 'put') {
-        const obj = this.decodeSafely(e.kv!);
-        if (obj) {
-          const cached = new CachedObject(e.key, obj, e.kv!.modRevision);
-          this.objects.set(e.key, cached);
-          if (!prev) this.keys.insert(e.key);
-          ev = { type: prev ? 'MODIFIED' : 'ADDED', object: cached, prev, revision: e.revision, at: now };
-        }
-      } else if (prev) {
-        this.objects.delete(e.key);
-        this.keys.delete(e.key);
-        ev = { type: 'DELETED', object: prev.atRevision(e.revision), prev, revision: e.revision, at: now };
-      }
+      const wasCorrupt = this.corrupt.has(e.key);
+      const next = e.type === 'put' ? this.decodeEntry(e.kv!) : undefined;
+      this.setCurrent(e.key, next);
       this.rev = e.revision;
+      if (wasCorrupt || next instanceof CorruptObjectError) {
+        // Watchers get what came before, then end.
+        if (applied.length > 0) this.dispatch(applied);
+        applied = [];
+        this.breakHistory(e.revision);
+        continue;
+      }
+      let ev: CacheEvent | undefined;
+      if (next) ev = { type: prev ? 'MODIFIED' : 'ADDED', object: next, prev, revision: e.revision, at: now };
+      else if (prev) ev = { type: 'DELETED', object: prev.atRevision(e.revision), prev, revision: e.revision, at: now };
       if (ev) {
         this.history.push(ev);
         applied.push(ev);
@@ -352,15 +394,22 @@ export class WatchCache {
     });
   }
 
+  /** The current object at `key`; CorruptObjectError when its value does not decode. */
   get(key: string): CachedObject | undefined {
+    const corrupt = this.corrupt.get(key);
+    if (corrupt) throw corrupt;
     return this.objects.get(key);
+  }
+
+  /** Current values under `prefix` that do not decode, in key order. */
+  corruptUnder(prefix: string): CorruptObjectError[] {
+    return [...this.corrupt.values()].filter((c) => c.key.startsWith(prefix)).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
   /** The key read straight from the store (the fallback when the cache cannot answer in time). */
   async readStore(key: string): Promise<CachedObject | undefined> {
     const kv = await this.store.get(key);
-    const obj = kv && this.decode(kv);
-    return kv && obj ? new CachedObject(kv.key, obj, kv.modRevision) : undefined;
+    return kv ? new CachedObject(kv.key, this.decode(kv), kv.modRevision) : undefined;
   }
 
   /**
@@ -377,11 +426,13 @@ export class WatchCache {
       throw err;
     }
     const objects: CachedObject[] = [];
+    const corrupt: CorruptObjectError[] = [];
     for (const kv of listed.items) {
-      const obj = this.decodeSafely(kv);
-      if (obj) objects.push(new CachedObject(kv.key, obj, kv.modRevision));
+      const entry = this.decodeEntry(kv);
+      if (entry instanceof CachedObject) objects.push(entry);
+      else corrupt.push(entry);
     }
-    return { revision: listed.revision, objects, keys: objects.map((o) => o.key) };
+    return { revision: listed.revision, objects, keys: objects.map((o) => o.key), corrupt };
   }
 
   /** Current objects under `prefix` from `startKey` on, in key order. */
@@ -418,7 +469,8 @@ export class WatchCache {
       else state.set(e.object.key, e.prev!);
     }
     const keys = [...state.keys()].sort();
-    const snap: Snapshot = { revision, keys, objects: keys.map((k) => state.get(k)!) };
+    // The corrupt values are the current ones: a change to them breaks history (breakHistory).
+    const snap: Snapshot = { revision, keys, objects: keys.map((k) => state.get(k)!), corrupt: this.corruptUnder(this.prefix) };
     this.snapshots.push(snap);
     this.snapshots.sort((a, b) => a.revision - b.revision);
     if (this.snapshots.length > MAX_SNAPSHOTS) this.snapshots.shift();

@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { FlagError, parseFlags, type FlagSpec, type ParsedFlags } from './flags.js';
 import { parseCidr } from '../registry/services/cidr.js';
+import { FeatureGateError, FeatureGates, featureGatesHelp } from '../server/feature-gates.js';
 
 /** Everything `capstan serve` can be told, after flags and defaults. */
 export interface ServerConfig {
@@ -43,6 +44,8 @@ export interface ServerConfig {
   leaderElectRenewDeadline: number;
   leaderElectRetryPeriod: number;
   verbosity: number;
+  /** --feature-gates, over the defaults. */
+  featureGates: FeatureGates;
 }
 
 export const FLAG_SPECS: FlagSpec[] = [
@@ -75,6 +78,7 @@ export const FLAG_SPECS: FlagSpec[] = [
   { name: 'leader-elect-retry-period', type: 'duration', default: '2s', help: 'The duration the clients should wait between attempting acquisition and renewal of a leadership.' },
   { name: 'v', type: 'int', default: '0', help: 'Number for the log level verbosity.' },
   { name: 'help', type: 'bool', default: 'false', help: 'Help for serve.' },
+  { name: 'feature-gates', type: 'stringArray', default: '', help: featureGatesHelp() },
 ];
 
 function str(p: ParsedFlags, name: string): string {
@@ -137,6 +141,7 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     leaderElectRenewDeadline: renew,
     leaderElectRetryPeriod: retry,
     verbosity: p.values.get('v') as number,
+    featureGates: featureGatesFromFlag(p.values.get('feature-gates') as string[]),
   };
   if (str(p, 'tls-cert-file')) config.tlsCertFile = resolve(cwd, str(p, 'tls-cert-file'));
   if (str(p, 'tls-private-key-file')) config.tlsPrivateKeyFile = resolve(cwd, str(p, 'tls-private-key-file'));
@@ -145,6 +150,15 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
   if (str(p, 'etcd-certfile')) config.etcdCertFile = resolve(cwd, str(p, 'etcd-certfile'));
   if (str(p, 'etcd-keyfile')) config.etcdKeyFile = resolve(cwd, str(p, 'etcd-keyfile'));
   return { config, help: p.values.get('help') === true, args: p.args };
+}
+
+function featureGatesFromFlag(values: string[]): FeatureGates {
+  try {
+    return FeatureGates.parse(values);
+  } catch (err) {
+    if (err instanceof FeatureGateError) throw new FlagError(`invalid argument "${err.value}" for "--feature-gates" flag: ${err.message}`);
+    throw err;
+  }
 }
 
 /** Defaults for programmatic use (tests, embedding): memory store, free port. */

@@ -1,10 +1,11 @@
 /**
  * Command-line flags in kube-apiserver's (pflag) style: `--name=value`,
- * `--name value`, boolean `--name` / `--name=false`, repeatable list flags.
+ * `--name value`, boolean `--name` / `--name=false`, repeatable list flags
+ * (`stringList` splits on commas; `stringArray` keeps each occurrence whole).
  * Unknown flags are an error (the caller exits with code 2, as cobra does).
  */
 
-export type FlagType = 'string' | 'int' | 'bool' | 'duration' | 'stringList';
+export type FlagType = 'string' | 'int' | 'bool' | 'duration' | 'stringList' | 'stringArray';
 
 export interface FlagSpec {
   name: string;
@@ -66,6 +67,8 @@ function convert(spec: FlagSpec, raw: string): FlagValue {
       }
     case 'stringList':
       return raw === '' ? [] : raw.split(',');
+    case 'stringArray':
+      return raw === '' ? [] : [raw];
     default:
       return raw;
   }
@@ -104,7 +107,7 @@ export function parseFlags(argv: string[], specs: FlagSpec[]): ParsedFlags {
       raw = argv[++i]!;
     }
     const v = convert(spec, raw);
-    if (spec.type === 'stringList' && set.has(name)) values.set(name, [...(values.get(name) as string[]), ...(v as string[])]);
+    if ((spec.type === 'stringList' || spec.type === 'stringArray') && set.has(name)) values.set(name, [...(values.get(name) as string[]), ...(v as string[])]);
     else values.set(name, v);
     set.add(name);
   }

@@ -4,6 +4,7 @@ import type { NamespaceStore } from '../registry/namespaces.js';
 import type { Registry } from '../registry/registry.js';
 import type { RequestContext } from '../server/context.js';
 import { ApiError } from '../server/errors.js';
+import type { FeatureGates } from '../server/feature-gates.js';
 import type { ResourceRequestInfo } from '../server/request-info.js';
 import { handleCreate } from './create.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
@@ -24,6 +25,7 @@ export interface ResourceDeps {
   catalog: ApiCatalog;
   registry: Registry;
   admission: AdmissionChain;
+  featureGates: FeatureGates;
   /** Aborted when the server shuts down (ends watches). */
   shutdown: AbortSignal;
 }
@@ -120,9 +122,9 @@ export async function serveResource(ctx: RequestContext, req: ResourceRequestInf
     case 'patch':
       return handlePatch(scope, deps.admission);
     case 'delete':
-      return handleDelete(scope, deps.admission);
+      return handleDelete(scope, deps.admission, deps.featureGates);
     case 'deletecollection':
-      return handleDeleteCollection(scope, deps.admission);
+      return handleDeleteCollection(scope, deps.admission, deps.featureGates);
     default:
       throw methodNotAllowed();
   }

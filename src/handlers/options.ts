@@ -73,6 +73,17 @@ export interface ListParams {
   sendInitialEvents: boolean | undefined;
 }
 
+/**
+ * A `*bool` option in the query (Convert_Slice_string_To_Pointer_bool): unset
+ * when absent; false for "0" or "false" (any case); true for anything else,
+ * the empty value included.
+ */
+export function queryPointerBool(query: URLSearchParams, name: string): boolean | undefined {
+  const v = query.get(name);
+  if (v === null) return undefined;
+  return !(v === '0' || v.toLowerCase() === 'false');
+}
+
 function boolParam(query: URLSearchParams, name: string): boolean | undefined {
   const v = query.get(name);
   if (v === null) return undefined;

@@ -7,6 +7,7 @@ import { ServiceStore } from './services/service-store.js';
 import { ResourceStore } from './resource-store.js';
 import { fieldExtractorFor } from './selectors.js';
 import { strategyFor } from './strategies.js';
+import { FeatureGates } from '../server/feature-gates.js';
 
 /**
  * One ResourceStore per stored resource. Every served version of a resource
@@ -20,6 +21,7 @@ export class Registry {
     private readonly store: Store,
     private readonly keys: KeyLayout,
     private readonly cacheOptions: WatchCacheOptions = DEFAULT_WATCH_CACHE_OPTIONS,
+    private readonly gates: FeatureGates = FeatureGates.defaults(),
   ) {}
 
   storeFor(info: ResourceInfo): ResourceStore {
@@ -38,7 +40,7 @@ export class Registry {
       };
       const strategy = strategyFor(group, info.name, info.storage.kind);
       const Store = group === '' && info.name === 'namespaces' ? NamespaceStore : group === '' && info.name === 'services' ? ServiceStore : ResourceStore;
-      rs = new Store(desc, strategy, this.store, this.cacheOptions);
+      rs = new Store(desc, strategy, this.store, this.cacheOptions, this.gates);
       this.stores.set(id, rs);
     }
     return rs;

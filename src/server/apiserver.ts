@@ -87,7 +87,7 @@ export class ApiServer {
       adminGroups: ['system:masters'],
     });
     this.store = await openStore(cfg);
-    this.registry = new Registry(this.store, new KeyLayout({ root: cfg.etcdPrefix }), { ...DEFAULT_WATCH_CACHE_OPTIONS, historyMs: cfg.watchHistory, capacity: cfg.watchCacheCapacity });
+    this.registry = new Registry(this.store, new KeyLayout({ root: cfg.etcdPrefix }), { ...DEFAULT_WATCH_CACHE_OPTIONS, historyMs: cfg.watchHistory, capacity: cfg.watchCacheCapacity }, cfg.featureGates);
     const nsInfo = this.catalog.resource('', 'v1', 'namespaces')!;
     const namespaces = this.registry.storeFor(nsInfo);
     this.admission = new AdmissionChain([
@@ -268,6 +268,7 @@ export class ApiServer {
           catalog: this.catalog,
           registry: this.registry,
           admission: this.admission,
+          featureGates: this.config.featureGates,
           shutdown: this.shutdownController.signal,
         });
       } else {

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 
 import { FlagError, parseDuration, parseFlags, usage, type FlagSpec, type FlagValue } from '../../src/cli/flags.js';
 import { FLAG_SPECS, configFromFlags, defaultConfig } from '../../src/cli/config.js';
+import { FeatureGates } from '../../src/server/feature-gates.js';
 
 const SPECS: FlagSpec[] = [
   { name: 'name', type: 'string', default: 'd', help: 'A name.' },
@@ -18,6 +19,7 @@ const SPECS: FlagSpec[] = [
   { name: 'help', type: 'bool', default: 'false', help: 'Help.' },
   { name: 'delay', type: 'duration', default: '0s', help: 'A delay.' },
   { name: 'rc', type: 'stringList', default: '', help: 'Pairs.' },
+  { name: 'fg', type: 'stringArray', default: '', help: 'Whole values.' },
   { name: 'v', type: 'int', default: '0', help: 'Verbosity.' },
 ];
 
@@ -52,7 +54,7 @@ describe('parseDuration (Go time.ParseDuration)', () => {
 
 describe('parseFlags', () => {
   const cases: Array<{ argv: string[]; values?: Record<string, FlagValue>; set?: string[]; args?: string[] }> = [
-    { argv: [], values: { name: 'd', port: 6443, help: false, delay: 0, rc: [], v: 0 }, set: [], args: [] },
+    { argv: [], values: { name: 'd', port: 6443, help: false, delay: 0, rc: [], fg: [], v: 0 }, set: [], args: [] },
     { argv: ['--name=x'], values: { name: 'x' }, set: ['name'] },
     { argv: ['--name', 'x'], values: { name: 'x' }, set: ['name'] },
     { argv: ['--name='], values: { name: '' }, set: ['name'] },
@@ -75,6 +77,9 @@ describe('parseFlags', () => {
     // List flags: comma-separated, repeatable; the first use replaces the default.
     { argv: ['--rc=api/all=true,batch/v1=false', '--rc', 'x=1'], values: { rc: ['api/all=true', 'batch/v1=false', 'x=1'] } },
     { argv: ['--rc='], values: { rc: [] } },
+    // stringArray: each use is one element, commas and all.
+    { argv: ['--fg=A=true,B=false', '--fg', 'C=true'], values: { fg: ['A=true,B=false', 'C=true'] } },
+    { argv: [], values: { fg: [] } },
     // One-letter flags take a single dash: -v=2, -v 3, -v4.
     { argv: ['-v=2'], values: { v: 2 }, set: ['v'] },
     { argv: ['-v', '3'], values: { v: 3 } },
@@ -155,7 +160,28 @@ describe('serve configuration', () => {
       leaderElectRenewDeadline: 10_000,
       leaderElectRetryPeriod: 2000,
       verbosity: 0,
+      featureGates: FeatureGates.defaults(),
     });
+  });
+
+  it('--feature-gates: kube syntax, later values win, AllowUnsafeMalformedObjectDeletion off by default (alpha in 1.36)', () => {
+    const gate = 'AllowUnsafeMalformedObjectDeletion';
+    const gates = (...argv: string[]): FeatureGates => configFromFlags(argv, cwd).config.featureGates;
+    assert.equal(gates().enabled(gate), false);
+    assert.equal(gates(`--feature-gates=${gate}=true`).enabled(gate), true);
+    assert.equal(gates('--feature-gates', ` ${gate} = True ,`).enabled(gate), true);
+    assert.equal(gates(`--feature-gates=${gate}=true`, `--feature-gates=${gate}=false`).enabled(gate), false);
+    assert.equal(gates(`--feature-gates=${gate}=t`, '--feature-gates=').enabled(gate), true);
+  });
+
+  it('--feature-gates: unknown gates and bad values exit with kube\'s messages', () => {
+    const gate = 'AllowUnsafeMalformedObjectDeletion';
+    const cases: Array<[string, string]> = [
+      [`Nope=true,${gate}=true`, `invalid argument "Nope=true,${gate}=true" for "--feature-gates" flag: unrecognized feature gate: Nope`],
+      [gate, `invalid argument "${gate}" for "--feature-gates" flag: missing bool value for ${gate}`],
+      [`${gate}=yes`, `invalid argument "${gate}=yes" for "--feature-gates" flag: invalid value of ${gate}=yes, err: strconv.ParseBool: parsing "yes": invalid syntax`],
+    ];
+    for (const [value, message] of cases) flagError(() => configFromFlags([`--feature-gates=${value}`], cwd), message);
   });
 
   it('every flag has help text and a parseable default', () => {
