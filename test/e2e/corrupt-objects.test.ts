@@ -14,12 +14,12 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 
 import { ROOT, http, removeDir, startServer, tempDir, type HttpResponse, type TestServer } from '../helpers/server.js';
+import { openWatch } from '../helpers/watch.js';
 
 const NS = 'corrupt';
 const CM = `/api/v1/namespaces/${NS}/configmaps`;
@@ -45,38 +45,6 @@ function expectStatus(r: HttpResponse, code: number, reason: string): void {
   assert.equal(r.json?.kind, 'Status', r.text);
   assert.equal(r.json.code, code);
   assert.equal(r.json.reason, reason, r.text);
-}
-
-/** A watch stream whose events are collected as they arrive; `started` once the server has registered it. */
-function openWatch(server: TestServer, path: string): { events: Array<{ type: string; object: any }>; started: Promise<number>; ended: Promise<void> } {
-  const u = new URL(path, server.url);
-  const events: Array<{ type: string; object: any }> = [];
-  let resolveStarted!: (status: number) => void;
-  const started = new Promise<number>((r) => (resolveStarted = r));
-  let resolveEnded!: () => void;
-  const ended = new Promise<void>((r) => (resolveEnded = r));
-  const req = httpsRequest(
-    { method: 'GET', hostname: u.hostname, port: u.port, path: u.pathname + u.search, ca: server.creds.ca, cert: server.creds.cert, key: server.creds.key, agent: false },
-    (res) => {
-      resolveStarted(res.statusCode ?? 0);
-      let buf = '';
-      res.on('data', (d: Buffer) => {
-        buf += d.toString('utf8');
-        for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          if (line.trim()) events.push(JSON.parse(line) as { type: string; object: unknown });
-        }
-      });
-      res.on('close', () => resolveEnded());
-    },
-  );
-  req.on('error', () => {
-    resolveStarted(0);
-    resolveEnded();
-  });
-  req.end();
-  return { events, started, ended };
 }
 
 describe('corrupt objects in storage', () => {
@@ -199,7 +167,7 @@ describe('corrupt objects in storage', () => {
     it('the unsafe DELETE removes a corrupt object despite its finalizer; watches end and resume with 410; lists are whole again', async () => {
       const rv = (await http(server!, 'GET', '/api/v1/namespaces/default/configmaps')).json.metadata.resourceVersion as string;
       const watch = openWatch(server!, `${CM}?watch=1&resourceVersion=${rv}`);
-      assert.equal(await watch.started, 200);
+      assert.equal(await watch.status, 200);
 
       const b = await http(server!, 'DELETE', `${CM}/b`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', [OPTION]: true } });
       assert.equal(b.status, 200, b.text);

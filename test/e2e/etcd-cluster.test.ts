@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { Etcd3 } from 'etcd3';
 import { after, before, describe, it } from 'node:test';
 import { etcdMissing, startEtcd, type TestEtcd } from '../helpers/etcd.js';
 import { eventually, http, removeDir, startServer, type HttpResponse, type TestServer } from '../helpers/server.js';
@@ -275,6 +276,35 @@ describe('compaction on etcd', { skip: missing }, () => {
       assert.deepEqual(now.json.data, { v: '4' });
       assert.equal(now.json.metadata.resourceVersion, current.metadata.resourceVersion);
     } finally {
+      await server.kill();
+      removeDir(server.dataDir);
+      await etcd.destroy();
+    }
+  });
+});
+
+describe('corrupt objects on etcd', { skip: missing }, () => {
+  it('bytes written to etcd behind the server: GET is a 500 naming the key; the unsafe DELETE removes them', async () => {
+    const etcd = await startEtcd();
+    const server = await startServer({ backend: 'etcd3', args: ['--etcd-servers', etcd.endpoint, '--feature-gates=AllowUnsafeMalformedObjectDeletion=true'] });
+    const client = new Etcd3({ hosts: etcd.endpoint });
+    try {
+      await ok(server, 'POST', '/api/v1/namespaces/default/configmaps', cm('bad'));
+      await ok(server, 'POST', '/api/v1/namespaces/default/configmaps', cm('good'));
+      await client.put('/registry/configmaps/default/bad').value(Buffer.from([0x7b, 0xff, 0x00]));
+      const broken = await eventually(async () => {
+        const res = await http(server, 'GET', '/api/v1/namespaces/default/configmaps/bad');
+        return res.status === 500 ? res : undefined;
+      });
+      assert.equal(broken.json.reason, 'InternalError');
+      assert.match(broken.json.message, /Key: \/registry\/configmaps\/default\/bad/);
+      assert.equal((await http(server, 'GET', '/api/v1/namespaces/default/configmaps/good')).status, 200);
+      const removed = await http(server, 'DELETE', '/api/v1/namespaces/default/configmaps/bad?ignoreStoreReadErrorWithClusterBreakingPotential=true');
+      assert.equal(removed.status, 200, removed.text);
+      assert.equal(await client.get('/registry/configmaps/default/bad').string(), null);
+      await eventually(async () => (await http(server, 'GET', '/api/v1/namespaces/default/configmaps/bad')).status === 404);
+    } finally {
+      client.close();
       await server.kill();
       removeDir(server.dataDir);
       await etcd.destroy();
