@@ -95,7 +95,7 @@ export class EtcdStore implements Store {
   async get(key: string, opts: GetOptions = {}): Promise<KeyValue | undefined> {
     const req: IRangeRequest = { key: this.encode(key) };
     if (opts.revision !== undefined && opts.revision > 0) req.revision = opts.revision;
-    const res = await this.read(() => this.client.kv.range(req, this.callOptions()));
+    const res = await this.call(() => this.client.kv.range(req, this.callOptions()));
     const kv = res.kvs[0];
     return kv ? this.decode(kv) : undefined;
   }
@@ -105,14 +105,14 @@ export class EtcdStore implements Store {
     const req: IRangeRequest = { key: Buffer.from(this.keyspace + (opts.startKey ?? prefix)), range_end: rangeEnd(full) };
     if (opts.limit) req.limit = opts.limit;
     if (opts.revision !== undefined && opts.revision > 0) req.revision = opts.revision;
-    const res = await this.read(() => this.client.kv.range(req, this.callOptions()));
+    const res = await this.call(() => this.client.kv.range(req, this.callOptions()));
     const items = res.kvs.map((kv) => this.decode(kv));
     return { items, revision: opts.revision || revisionOf(res.header), remaining: Number(res.count) - items.length };
   }
 
   async count(prefix: string): Promise<number> {
     const full = this.keyspace + prefix;
-    const res = await this.read(() => this.client.kv.range({ key: Buffer.from(full), range_end: rangeEnd(full), count_only: true }, this.callOptions()));
+    const res = await this.call(() => this.client.kv.range({ key: Buffer.from(full), range_end: rangeEnd(full), count_only: true }, this.callOptions()));
     return Number(res.count);
   }
 
@@ -284,10 +284,6 @@ export class EtcdStore implements Store {
 
   private callOptions(): CallOptions {
     return { deadline: Date.now() + this.timeoutMs };
-  }
-
-  private read<T>(fn: () => Promise<T>): Promise<T> {
-    return this.call(fn);
   }
 
   private write<T>(fn: () => Promise<T>): Promise<T> {
