@@ -1,5 +1,5 @@
 import type { BenchConfig } from './config.js';
-import type { PhaseResult } from './http-client.js';
+import type { PhaseResult } from './loop.js';
 import type { FieldValidationResult } from './field-validation.js';
 import type { ListResult } from './list.js';
 import type { StoreResult } from './store.js';

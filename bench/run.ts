@@ -6,7 +6,8 @@ import { credentialsFrom, removeDir, ROOT, startServer, tempDir } from '../test/
 import { loadConfig } from './config.js';
 import { coreSection } from './core.js';
 import { Filler } from './fixtures.js';
-import { round, type PhaseResult, type Target } from './http-client.js';
+import type { Target } from './http-client.js';
+import { round, type PhaseResult } from './loop.js';
 import { listNamespace, listSection, type ListResult } from './list.js';
 import { renderMarkdown, type Report } from './report.js';
 import { storeSection, type StoreResult } from './store.js';
