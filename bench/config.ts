@@ -4,14 +4,14 @@
  * smoke run of well under a minute, and each knob can still be set on its own.
  */
 
-export type Section = 'core' | 'writes' | 'validation' | 'list' | 'watch' | 'memory';
-export const SECTIONS: readonly Section[] = ['core', 'writes', 'validation', 'list', 'watch', 'memory'];
+export type Section = 'core' | 'writes' | 'validation' | 'list' | 'watch' | 'memory' | 'etcd';
+export const SECTIONS: readonly Section[] = ['core', 'writes', 'validation', 'list', 'watch', 'memory', 'etcd'];
 
 export interface BenchConfig {
   quick: boolean;
   backend: 'sqlite' | 'memory';
   sections: Set<Section>;
-  /** core: create/get/list phases with 32 clients. */
+  /** core (and etcd): create/get/list phases with 32 clients. */
   concurrency: number;
   phaseMs: number;
   /** writes: clients (each on its own object) for the big-object write phases. */

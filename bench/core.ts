@@ -1,7 +1,8 @@
 import { startBare } from './baselines.js';
 import type { BenchConfig } from './config.js';
 import { configMap, createNamespace, type Filler } from './fixtures.js';
-import { closedLoop, makeAgent, oneRequest, type PhaseResult, type Target } from './http-client.js';
+import { closedLoop, makeAgent, oneRequest, type Target } from './http-client.js';
+import type { PhaseResult } from './loop.js';
 
 /**
  * The original phases: create, get and list with 32 concurrent HTTPS clients,

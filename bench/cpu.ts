@@ -27,18 +27,24 @@ export interface CpuUse {
   clientPct: number;
 }
 
+/** CPU seconds of several processes together (NaN when any is unknown, or none is given). */
+function totalCpuSecondsOf(pids: readonly number[]): number {
+  return pids.length === 0 ? Number.NaN : pids.reduce((sum, pid) => sum + cpuSecondsOf(pid), 0);
+}
+
 export class CpuMeter {
   private readonly server0: number;
   private readonly client0 = process.cpuUsage();
   private readonly t0 = performance.now();
 
-  constructor(private readonly pid: number | undefined) {
-    this.server0 = pid === undefined ? Number.NaN : cpuSecondsOf(pid);
+  /** `serverPids`: the server's processes (several Capstan processes on one etcd count together). */
+  constructor(private readonly serverPids: readonly number[]) {
+    this.server0 = totalCpuSecondsOf(serverPids);
   }
 
   stop(): CpuUse {
     const wall = (performance.now() - this.t0) / 1000;
-    const server = this.pid === undefined ? Number.NaN : cpuSecondsOf(this.pid) - this.server0;
+    const server = totalCpuSecondsOf(this.serverPids) - this.server0;
     const c = process.cpuUsage(this.client0);
     const client = (c.user + c.system) / 1e6;
     const pct = (s: number): number => (Number.isFinite(s) && wall > 0 ? Math.round((s / wall) * 100) : -1);

@@ -4,8 +4,10 @@ import { makeAgent, oneRequest, type Target } from './http-client.js';
 
 export const PAYLOAD = 'x'.repeat(900);
 
-export function configMap(name: string, data: Record<string, string> = {}): string {
-  return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'bench' } }, data: { ...data, payload: PAYLOAD } });
+/** With `resourceVersion`, a PUT of it only succeeds on that version (optimistic concurrency, as controllers update). */
+export function configMap(name: string, data: Record<string, string> = {}, resourceVersion?: string): string {
+  const metadata = { name, labels: { app: 'bench' }, ...(resourceVersion !== undefined ? { resourceVersion } : {}) };
+  return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { ...data, payload: PAYLOAD } });
 }
 
 export async function createNamespace(target: Target, name: string): Promise<void> {

@@ -1,13 +1,13 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { performance } from 'node:perf_hooks';
 import type { Credentials } from '../test/helpers/server.js';
-import { CpuMeter } from './cpu.js';
+import { runClosedLoop, type LoopOptions, type PhaseResult } from './loop.js';
 
 /**
- * The load generator's HTTP side: one request, and a closed loop of N clients
- * for a while. Targets are Capstan (HTTPS with the admin client certificate)
- * or a bare baseline server (HTTPS with the same certificates, or plain HTTP).
+ * The load generator's HTTP side: one request, and a closed loop (loop.ts) of
+ * N clients for a while, against one target or spread over several. Targets
+ * are Capstan (HTTPS with the admin client certificate) or a bare baseline
+ * server (HTTPS with the same certificates, or plain HTTP).
  * No request sends Accept-Encoding, so every body is measured uncompressed.
  */
 
@@ -20,38 +20,12 @@ export interface Target {
 
 export type AnyAgent = HttpAgent | HttpsAgent;
 
-export interface PhaseResult {
-  name: string;
-  clients: number;
-  requests: number;
-  errors: number;
-  seconds: number;
-  rps: number;
-  p50ms: number;
-  p99ms: number;
-  mbPerSec: number;
-  /** CPU seconds per wall second × 100, of the server and of this process (-1: unknown). */
-  serverCpuPct: number;
-  clientCpuPct: number;
-}
-
 export interface RequestSpec {
   method: string;
   path: string;
   body?: string;
   /** Content-Type of the body (default application/json). */
   contentType?: string;
-}
-
-export function round(n: number, digits = 2): number {
-  const f = 10 ** digits;
-  return Math.round(n * f) / f;
-}
-
-/** Nearest-rank percentile of an ascending array. */
-export function percentile(sorted: ArrayLike<number>, p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 export function isHttps(target: Target): boolean {
@@ -110,65 +84,38 @@ export async function jsonRequest<T>(target: Target, spec: RequestSpec): Promise
   }
 }
 
-export interface LoopOptions {
-  /** Stop once this many requests were started. */
-  maxRequests?: number;
-  /** Keep going past the deadline until this many requests completed (bounded by 6× the duration). */
-  minRequests?: number;
+export interface HttpLoopOptions extends LoopOptions {
+  /** The status every answer must have (default 200); others count as errors. */
   expect?: number;
+  /** Gets each answer with the expected status (its body is kept only when this is set), e.g. to read the new resourceVersion. */
+  onBody?: (body: Buffer, client: number) => void;
 }
 
-/** Runs `next(i, client)` from `clients` concurrent keep-alive clients for `durationMs`. */
-export async function closedLoop(name: string, target: Target, clients: number, durationMs: number, next: (i: number, client: number) => RequestSpec, opts: LoopOptions = {}): Promise<PhaseResult> {
-  const agent = makeAgent(target, clients);
-  const latencies: number[] = [];
-  let counter = 0;
-  let errors = 0;
-  let bytes = 0;
-  const cpu = new CpuMeter(target.pid);
-  const started = performance.now();
-  const deadline = started + durationMs;
-  const hardDeadline = started + durationMs * 6;
-  const more = (): boolean => {
-    if (opts.maxRequests !== undefined && counter >= opts.maxRequests) return false;
-    const now = performance.now();
-    if (now < deadline) return true;
-    return opts.minRequests !== undefined && counter < opts.minRequests && now < hardDeadline;
-  };
-  const worker = async (client: number): Promise<void> => {
-    while (more()) {
-      const spec = next(counter++, client);
-      const t = performance.now();
-      try {
-        const res = await oneRequest(agent, target, spec);
-        if (res.status !== (opts.expect ?? 200)) {
-          errors++;
-          if (process.env.BENCH_DEBUG) process.stderr.write(`${name}: ${spec.method} ${spec.path} → ${res.status}\n`);
-        }
-        bytes += res.bytes;
-      } catch (err) {
-        errors++;
-        if (process.env.BENCH_DEBUG) process.stderr.write(`${name}: ${spec.method} ${spec.path} failed: ${(err as Error).message}\n`);
-      }
-      latencies.push(performance.now() - t);
-    }
-  };
-  await Promise.all(Array.from({ length: clients }, (_, c) => worker(c)));
-  const seconds = (performance.now() - started) / 1000;
-  const { serverPct, clientPct } = cpu.stop();
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  return {
-    name,
-    clients,
-    requests: latencies.length,
-    errors,
-    seconds: round(seconds),
-    rps: round(latencies.length / seconds),
-    p50ms: round(percentile(latencies, 50)),
-    p99ms: round(percentile(latencies, 99)),
-    mbPerSec: round(bytes / seconds / 1e6),
-    serverCpuPct: serverPct,
-    clientCpuPct: clientPct,
-  };
+/** The processes serving some targets, for the CPU column. */
+export function serverPids(targets: readonly Target[]): number[] {
+  return targets.flatMap((t) => (t.pid === undefined ? [] : [t.pid]));
+}
+
+/**
+ * Runs `next(i, client)` from `clients` concurrent keep-alive clients for
+ * `durationMs`. With several targets (processes behind one etcd), client c
+ * always talks to target c mod n, so the clients spread round-robin.
+ */
+export async function closedLoop(name: string, target: Target | readonly Target[], clients: number, durationMs: number, next: (i: number, client: number) => RequestSpec, opts: HttpLoopOptions = {}): Promise<PhaseResult> {
+  const targets: readonly Target[] = 'url' in target ? [target] : target;
+  const agents = targets.map((t) => makeAgent(t, Math.ceil(clients / targets.length)));
+  const expect = opts.expect ?? 200;
+  try {
+    return await runClosedLoop(name, clients, durationMs, serverPids(targets), async (i, client) => {
+      const spec = next(i, client);
+      const t = client % targets.length;
+      const res = await oneRequest(agents[t]!, targets[t]!, spec, opts.onBody !== undefined).catch((err: Error) => err);
+      if (res instanceof Error) return { bytes: 0, error: `${spec.method} ${spec.path} failed: ${res.message}` };
+      if (res.status !== expect) return { bytes: res.bytes, error: `${spec.method} ${spec.path} → ${res.status}` };
+      opts.onBody?.(res.body!, client);
+      return { bytes: res.bytes };
+    }, opts);
+  } finally {
+    for (const agent of agents) agent.destroy();
+  }
 }

@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { startBare } from './baselines.js';
 import type { BenchConfig } from './config.js';
-import { closedLoop, makeAgent, oneRequest, percentile, round, type PhaseResult, type Target } from './http-client.js';
+import { closedLoop, makeAgent, oneRequest, type Target } from './http-client.js';
+import { percentile, round, type PhaseResult } from './loop.js';
 
 /**
  * Large lists served from the watch cache, with a few concurrent clients and

@@ -5,8 +5,10 @@ import { performance } from 'node:perf_hooks';
 import { credentialsFrom, removeDir, ROOT, startServer, tempDir } from '../test/helpers/server.js';
 import { loadConfig } from './config.js';
 import { coreSection } from './core.js';
+import { etcdSection, type EtcdResult } from './etcd.js';
 import { Filler } from './fixtures.js';
-import { round, type PhaseResult, type Target } from './http-client.js';
+import type { Target } from './http-client.js';
+import { round, type PhaseResult } from './loop.js';
 import { listNamespace, listSection, type ListResult } from './list.js';
 import { renderMarkdown, type Report } from './report.js';
 import { storeSection, type StoreResult } from './store.js';
@@ -19,7 +21,9 @@ import { fieldValidationSection, type FieldValidationResult } from './field-vali
  * the same run (see report.ts's "How to read this"). Two servers, each on its
  * own temporary data dir:
  *  1. core phases (32 clients), large lists (listSizes), watch fan-out;
- *  2. memory while loading storeObjects ConfigMaps, the big list, a restart.
+ *  2. memory while loading storeObjects ConfigMaps, the big list, a restart;
+ * then, on its own etcd, Capstan on the etcd3 backend with one and three
+ * processes beside the etcd client's own put/range (etcd.ts).
  * Writes bench/results/latest.json and latest.md (quick.* with BENCH_QUICK=1) and prints the markdown.
  * Sections and sizes come from the environment (config.ts; BENCH_QUICK=1 for a smoke run).
  */
@@ -36,6 +40,7 @@ async function main(): Promise<void> {
   const lists: ListResult[] = [];
   let watch: WatchResult[] = [];
   let store: StoreResult | undefined;
+  let etcd: EtcdResult | undefined;
 
   if (cfg.sections.has('core') || cfg.sections.has('writes') || cfg.sections.has('list') || cfg.sections.has('watch')) {
     const dataDir = tempDir('capstan-bench-');
@@ -85,6 +90,12 @@ async function main(): Promise<void> {
     }
   }
 
+  if (cfg.sections.has('etcd')) {
+    log('etcd: Capstan on etcd (1 and 3 processes) beside the etcd client');
+    etcd = await etcdSection(cfg, log);
+    if (etcd.kind === 'skipped') log(`etcd: skipped: ${etcd.reason}`);
+  }
+
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   const report: Report = {
     date: new Date().toISOString(),
@@ -103,6 +114,7 @@ async function main(): Promise<void> {
     lists,
     watch,
     ...(store ? { store } : {}),
+    ...(etcd ? { etcd } : {}),
     totalSeconds: round((performance.now() - began) / 1000, 1),
   };
   const dir = join(ROOT, 'bench', 'results');

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { credentialsFrom, startServer, type TestServer } from '../test/helpers/server.js';
 import type { BenchConfig } from './config.js';
 import { Filler } from './fixtures.js';
-import { makeAgent, oneRequest, round, type Target } from './http-client.js';
+import { makeAgent, oneRequest, type Target } from './http-client.js';
+import { round } from './loop.js';
 import { listNamespace, listSection, type ListResult } from './list.js';
 import type { MemoryBaselineOutput, MemoryMode } from './memory-baseline.js';
 

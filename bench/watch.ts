@@ -5,7 +5,8 @@ import { startBare } from './baselines.js';
 import type { BenchConfig } from './config.js';
 import { CpuMeter } from './cpu.js';
 import { createNamespace } from './fixtures.js';
-import { jsonRequest, makeAgent, percentile, round, startRequest, type Target } from './http-client.js';
+import { jsonRequest, makeAgent, serverPids, startRequest, type Target } from './http-client.js';
+import { percentile, round } from './loop.js';
 import { now, type WriterInput, type WriterOutput } from './watch-writer.js';
 
 /**
@@ -166,7 +167,7 @@ async function fanout(o: FanoutOptions): Promise<{ result: WatchResult; sample: 
   );
   const connectSeconds = (performance.now() - connectStart) / 1000;
 
-  const cpu = new CpuMeter(o.target.pid);
+  const cpu = new CpuMeter(serverPids([o.target]));
   const writer = await runWriter({ target: o.target, path: o.path, rate: cfg.watchRate, total, template: o.template });
   const acked = writer.status.map((s, seq) => (s === 200 || s === 201 ? seq : -1)).filter((s) => s >= 0);
   const expected = acked.length * cfg.watchers;

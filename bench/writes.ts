@@ -1,6 +1,7 @@
 import type { BenchConfig } from './config.js';
 import { createNamespace } from './fixtures.js';
-import { closedLoop, jsonRequest, type PhaseResult, type Target } from './http-client.js';
+import { closedLoop, jsonRequest, type Target } from './http-client.js';
+import type { PhaseResult } from './loop.js';
 
 /**
  * Writes of big objects: a Deployment with 100 containers and a ConfigMap
