@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { findEtcd, startEtcd, type TestEtcd } from '../test/helpers/etcd.js';
+import { findEtcd, startEtcd } from '../test/helpers/etcd.js';
 import { credentialsFrom, removeDir, startServer, tempDir, type TestServer } from '../test/helpers/server.js';
-import { childProcesses, killChildrenWithArg } from './children.js';
 import type { BenchConfig } from './config.js';
 import { CpuMeter } from './cpu.js';
 import { etcdClientBaseline, type BaselinePhase, type EtcdClientBaseline } from './etcd-baseline.js';
@@ -48,12 +47,12 @@ type Log = (msg: string) => void;
 
 export async function etcdSection(cfg: BenchConfig, log: Log): Promise<EtcdResult> {
   if (!findEtcd()) return { kind: 'skipped', reason: 'etcd is not installed (apt-get install -y etcd-server), so Capstan on etcd was not measured.' };
-  const etcd = await startEtcdOrCleanUp();
+  const etcd = await startEtcd();
   const servers: TestServer[] = [];
   const dataDirs: string[] = [];
   let baseline: EtcdClientBaseline | undefined;
   try {
-    const etcdPid = childProcesses().find((c) => c.argv.includes(etcd.dataDir))?.pid;
+    const etcdPid = etcd.pid();
     const measure = async (processes: number, run: () => Promise<PhaseResult>): Promise<EtcdRow> => {
       const meter = new CpuMeter(etcdPid === undefined ? [] : [etcdPid]);
       const result = await run();
@@ -72,11 +71,7 @@ export async function etcdSection(cfg: BenchConfig, log: Log): Promise<EtcdResul
     const start = async (certDir?: string): Promise<Target> => {
       const dataDir = tempDir('capstan-bench-etcd-');
       dataDirs.push(dataDir);
-      const server = await startServer({ backend: 'etcd3', dataDir, args: ['--etcd-servers', etcd.endpoint, ...(certDir ? ['--cert-dir', certDir] : [])] }).catch((err: unknown) => {
-        // A process that never got ready is not handed back by startServer: find it by its data dir.
-        killChildrenWithArg(dataDir);
-        throw err;
-      });
+      const server = await startServer({ backend: 'etcd3', dataDir, args: ['--etcd-servers', etcd.endpoint, ...(certDir ? ['--cert-dir', certDir] : [])] });
       servers.push(server);
       return { url: server.url, creds: credentialsFrom(server.kubeconfig), pid: server.proc.pid };
     };
@@ -127,20 +122,6 @@ async function stopOrKill(server: TestServer): Promise<void> {
     await server.stop();
   } finally {
     clearTimeout(timer);
-  }
-}
-
-/** startEtcd, and when it fails, stop the etcd it left running and remove its data dir (the helper does neither). */
-async function startEtcdOrCleanUp(): Promise<TestEtcd> {
-  try {
-    return await startEtcd();
-  } catch (err) {
-    // test/helpers/etcd.ts names every member it starts capstan-test.
-    for (const left of killChildrenWithArg('capstan-test')) {
-      const dataDir = left.argv[left.argv.indexOf('--data-dir') + 1];
-      if (left.argv.includes('--data-dir') && dataDir) removeDir(dataDir);
-    }
-    throw err;
   }
 }
 

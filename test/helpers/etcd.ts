@@ -21,6 +21,8 @@ export interface TestEtcd {
   /** Stop and remove the data dir. */
   destroy(): Promise<void>;
   output(): string;
+  /** The running etcd's pid (for CPU measurements), undefined while stopped. */
+  pid(): number | undefined;
 }
 
 let etcdPath: string | null | undefined;
@@ -99,7 +101,14 @@ export async function startEtcd(): Promise<TestEtcd> {
     if (proc && proc.exitCode === null && proc.signalCode === null) proc.kill(sig);
     await exited;
   };
-  await start();
+  try {
+    await start();
+  } catch (err) {
+    // Leave nothing behind: a half-started etcd and its data dir.
+    await signal('SIGKILL');
+    removeDir(dataDir);
+    throw err;
+  }
   return {
     endpoint,
     dataDir,
@@ -111,5 +120,6 @@ export async function startEtcd(): Promise<TestEtcd> {
       removeDir(dataDir);
     },
     output: () => out,
+    pid: () => (proc && proc.exitCode === null && proc.signalCode === null ? proc.pid : undefined),
   };
 }

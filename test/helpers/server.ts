@@ -56,7 +56,11 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not become ready:\n${out}`)), 30_000);
+    const timer = setTimeout(() => {
+      // Leave no process behind when the caller gets no handle to stop it.
+      proc.kill('SIGKILL');
+      reject(new Error(`server did not become ready:\n${out}`));
+    }, 30_000);
     const onData = (): void => {
       const m = /ready at (https:\/\/\S+) /.exec(out);
       if (m) {
