@@ -33,6 +33,12 @@ export interface ConformanceOptions {
    * backends); a backend that watches over the network waits for the round trip.
    */
   settle?: (s: Store) => Promise<void>;
+  /**
+   * Progress requests issued close together may be answered by one
+   * notification at the later revision (etcd answers per stream, over the
+   * network). Every notification still comes after the events at or below it.
+   */
+  progressMayCoalesce?: boolean;
 }
 
 /** `rev(n)`: the revision of the store's n-th write (`rev(0)`: its revision when opened). */
@@ -542,11 +548,15 @@ export function describeStoreConformance(
           h.requestProgress();
           await settle(s);
           await settle(s);
-          assert.deepEqual(seen, [`event ${rev(1)}`, `progress ${rev(2)}`, `event ${rev(3)}`, `progress ${rev(3)}`]);
           h.stop();
+          const exact = [`event ${rev(1)}`, `progress ${rev(2)}`, `event ${rev(3)}`, `progress ${rev(3)}`];
+          const coalesced = [`event ${rev(1)}`, `event ${rev(3)}`, `progress ${rev(3)}`];
+          if (opts.progressMayCoalesce && seen.length === coalesced.length) assert.deepEqual(seen, coalesced);
+          else assert.deepEqual(seen, exact);
+          const delivered = seen.length;
           h.requestProgress();
           await settle(s);
-          assert.equal(seen.length, 4, 'a stopped watch gets no progress');
+          assert.equal(seen.length, delivered, 'a stopped watch gets no progress');
         }));
 
       it('stop() ends delivery and is idempotent', () =>

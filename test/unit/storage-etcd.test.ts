@@ -33,8 +33,9 @@ describe('etcd store', { skip: missing }, () => {
     },
     {
       sharedRevisions: true,
+      progressMayCoalesce: true,
       // Events and progress come back over the network: a round trip, not a loop turn.
-      settle: () => new Promise((r) => setTimeout(r, 150)),
+      settle: () => new Promise((r) => setTimeout(r, 300)),
       reopen: async (old) => {
         const keyspace = keyspaces.get(old);
         assert.ok(keyspace, 'reopen of a store this suite opened');
