@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
 import { Etcd3 } from 'etcd3';
 import { after, before, describe, it } from 'node:test';
 import { etcdMissing, startEtcd, type TestEtcd } from '../helpers/etcd.js';
@@ -84,6 +85,17 @@ describe('several processes on one etcd', { skip: missing }, () => {
 
   it('every process sees every write, with the same resourceVersions, in gets, lists and watches', async () => {
     await createNamespace(servers, 'spread');
+    // A client-go style informer (list + watch, @kubernetes/client-node) on each process.
+    const informers = await Promise.all(
+      servers.map(async (s) => {
+        const kc = new KubeConfig();
+        kc.loadFromFile(s.kubeconfig);
+        const core = kc.makeApiClient(CoreV1Api);
+        const informer = makeInformer<V1ConfigMap>(kc, '/api/v1/namespaces/spread/configmaps', () => core.listNamespacedConfigMap({ namespace: 'spread' }));
+        await informer.start();
+        return informer;
+      }),
+    );
     const watches = await Promise.all(
       servers.map(async (s) => {
         const { rv } = await listState(s, 'spread');
@@ -114,6 +126,17 @@ describe('several processes on one etcd', { skip: missing }, () => {
       assert.deepEqual(seen, [...seen].sort((a, b) => a - b), 'events arrive in resourceVersion order');
       assert.equal(new Set(seen).size, seen.length, 'no event twice');
       w.close();
+    }
+    const informerState = (items: readonly V1ConfigMap[]): string[] =>
+      items
+        .filter((o) => o.metadata!.name !== 'kube-root-ca.crt')
+        .map((o) => `${o.metadata!.name},${o.metadata!.resourceVersion}`)
+        .sort();
+    const expected = [...lists[0]!.state].map(([name, rv]) => `${name},${rv}`).sort();
+    for (const [i, informer] of informers.entries()) {
+      await eventually(async () => JSON.stringify(informerState(informer.list())) === JSON.stringify(expected), 20_000).catch(() => undefined);
+      assert.deepEqual(informerState(informer.list()), expected, `the informer on process ${i} converges to the same state`);
+      await informer.stop();
     }
   });
 
