@@ -20,6 +20,8 @@ const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 2000;
 /** Well beyond etcd's watch sync interval (100 ms). */
 const SYNC_SETTLED_MS = 1000;
+/** The longest a write waits for etcd to register watches created before it. */
+const REGISTER_WAIT_MS = 1000;
 /** How long close() waits for watches to catch up with the store's own writes. */
 const CLOSE_DRAIN_MS = 2000;
 
@@ -95,7 +97,14 @@ export class EtcdWatchStream {
    */
   registered(): Promise<void> | undefined {
     if (this.unacknowledged.size === 0 || !this.stream) return undefined;
-    return new Promise((resolve) => this.acknowledgedWaiters.push(resolve));
+    return new Promise((resolve) => {
+      // An etcd that stopped answering must not hold writes beyond their own deadline.
+      const timer = setTimeout(resolve, REGISTER_WAIT_MS);
+      this.acknowledgedWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   private acknowledge(id: number | undefined): void {
