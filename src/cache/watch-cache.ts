@@ -1,4 +1,4 @@
-import type { KeyValue, Store, StoreError, StoreEvent, WatchHandle } from '../storage/store.js';
+import type { KeyValue, ListResult, Store, StoreError, StoreEvent, WatchHandle } from '../storage/store.js';
 import type { KubeObject } from '../registry/object.js';
 import { ApiError, gone } from '../server/errors.js';
 import { CorruptObjectError } from '../registry/stored-object.js';
@@ -188,8 +188,13 @@ export class WatchCache {
     // Start from the oldest state the store still has and replay its history,
     // so watches can resume from any revision the store retains; where the
     // store cannot tell when a replay is done, from the current state.
-    const from = this.store.progressAfterReplay ? this.store.compactedRevision() : await this.store.currentRevision();
-    const listed = from > 0 ? await this.store.list(this.prefix, { revision: from }) : { items: [], revision: 0 };
+    let listed: ListResult;
+    if (!this.store.progressAfterReplay) listed = await this.store.list(this.prefix);
+    else {
+      const compacted = this.store.compactedRevision();
+      listed = compacted > 0 ? await this.store.list(this.prefix, { revision: compacted }) : { items: [], revision: 0, remaining: 0 };
+    }
+    const from = listed.revision;
     this.reset(from);
     for (const kv of listed.items) this.setCurrent(kv.key, this.decodeEntry(kv));
     this.handle = this.store.watch(this.prefix, from, {

@@ -186,8 +186,10 @@ export class ApiServer {
   }
 
   private registerHealthChecks(): void {
-    // A stopped or partitioned etcd must fail the check promptly, not after the request deadline.
-    const storeCheck = (): Promise<void> => withTimeout(this.store.currentRevision(), STORE_CHECK_TIMEOUT_MS, 'storage did not answer in time').then(() => undefined);
+    // HealthChecks bounds every check (2 s), so a hung etcd fails it promptly.
+    const storeCheck = async (): Promise<void> => {
+      await this.store.currentRevision();
+    };
     this.health.add({ name: 'ping', endpoints: ['livez', 'readyz', 'healthz'], check: () => undefined });
     this.health.add({ name: 'log', endpoints: ['livez', 'readyz', 'healthz'], check: () => undefined });
     // kube-apiserver names its storage check `etcd`; clients exclude it by that name.
@@ -306,7 +308,6 @@ export class ApiServer {
   }
 }
 
-const STORE_CHECK_TIMEOUT_MS = 2000;
 /** kube-system Lease whose holder runs the leader-only work. */
 export const LEADER_LEASE_NAME = 'capstan-leader';
 
@@ -324,14 +325,6 @@ async function openStore(cfg: ServerConfig): Promise<Store> {
     case 'sqlite':
       return SqliteStore.open({ path: join(cfg.dataDir, 'capstan.db'), synchronous: cfg.sqliteSynchronous });
   }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**

@@ -134,8 +134,9 @@ function isStoreUnavailable(err: unknown): err is StoreError {
 }
 
 export function writeError(ctx: RequestContext, err: unknown): void {
+  const expected = err instanceof ApiError || isStoreUnavailable(err);
   const apiErr = err instanceof ApiError ? err : isStoreUnavailable(err) ? serviceUnavailable(`storage is unavailable: ${err.message}`) : internalError(err);
-  if (!(err instanceof ApiError) && !isStoreUnavailable(err)) {
+  if (!expected) {
     process.stderr.write(`E ${new Date().toISOString()} ${ctx.method} ${ctx.url.pathname}: ${(err as Error)?.stack ?? String(err)}\n`);
   }
   if (ctx.res.headersSent) {
