@@ -18,7 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import type { Catalog, GroupInfo, ResourceInfo, SubresourceInfo, VersionInfo } from '../src/api/types.js';
 import type { DefinitionsFile, SubresourceTemplate } from '../src/api/definitions-types.js';
-import { isJsonObject, sortKeysDeep, type Json, type JsonObject } from '../src/api/json.js';
+import { isJsonObject, sortKeysDeep, type Json, type JsonObject } from '../src/machinery/json.js';
 import { compareKubeAwareVersions, stabilityOf } from '../src/api/versions.js';
 
 export const KUBERNETES_MINOR = '1.36';

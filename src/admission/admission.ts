@@ -1,6 +1,6 @@
 import type { ResourceInfo } from '../api/types.js';
-import type { KubeObject } from '../registry/object.js';
-import type { UserInfo } from '../server/context.js';
+import type { KubeObject } from '../machinery/object.js';
+import type { UserInfo } from '../machinery/context.js';
 
 /**
  * Admission: every write passes mutating plugins, then validating plugins,

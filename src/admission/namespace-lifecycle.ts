@@ -1,5 +1,5 @@
-import type { KubeObject } from '../registry/object.js';
-import { forbidden, notFound } from '../server/errors.js';
+import type { KubeObject } from '../machinery/object.js';
+import { forbidden, notFound } from '../machinery/errors.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 
 /**

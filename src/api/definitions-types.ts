@@ -1,4 +1,4 @@
-import type { JsonObject } from './json.js';
+import type { JsonObject } from '../machinery/json.js';
 
 /**
  * Shape of src/api/generated/definitions.json: the schema half of the

@@ -5,7 +5,7 @@
  */
 import type { DefinitionsFile } from './definitions-types.js';
 import { readGeneratedJson } from './files.js';
-import type { JsonObject } from './json.js';
+import type { JsonObject } from '../machinery/json.js';
 
 export type { DefinitionsFile, SubresourceTemplate } from './definitions-types.js';
 

@@ -9,7 +9,7 @@
  * ones kube shares (`#/parameters/...`) afterwards.
  */
 import type { DefinitionsFile, SubresourceTemplate } from './definitions-types.js';
-import { canonicalJson, type JsonObject } from './json.js';
+import { canonicalJson, type JsonObject } from '../machinery/json.js';
 import type { ResourceInfo, SubresourceInfo } from './types.js';
 
 const OBJECT_MEDIA = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf', 'application/cbor'];

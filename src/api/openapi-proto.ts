@@ -10,7 +10,7 @@
  * Field numbers follow OpenAPIv2.proto. Values the proto models as `Any`
  * (vendor extensions, defaults, examples, enums) are carried as YAML text.
  */
-import { isJsonObject, type Json, type JsonObject } from './json.js';
+import { isJsonObject, type Json, type JsonObject } from '../machinery/json.js';
 import { ProtoWriter } from './proto-writer.js';
 import { toYaml } from './yaml-text.js';
 

@@ -5,7 +5,7 @@
  * siblings wrapped in `allOf`, body parameters turned into requestBody, and
  * one content entry per media type in requests and responses.
  */
-import { isJsonObject, type Json, type JsonObject } from './json.js';
+import { isJsonObject, type Json, type JsonObject } from '../machinery/json.js';
 
 const DEF_PREFIX = '#/definitions/';
 const SCHEMA_PREFIX = '#/components/schemas/';

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import type { ApiCatalog } from './catalog.js';
 import { loadDefinitions } from './definitions.js';
 import type { DefinitionsFile } from './definitions-types.js';
-import { canonicalJson, isJsonObject, sortKeysDeep, type Json, type JsonObject } from './json.js';
+import { canonicalJson, isJsonObject, sortKeysDeep, type Json, type JsonObject } from '../machinery/json.js';
 import { encodeOpenApiV2Proto } from './openapi-proto.js';
 import { discoveryRootPaths, groupRootPath, groupVersionRootPath, resourcePaths } from './openapi-paths.js';
 import { convertDefinition, convertPathItem, referencedDefinitions } from './openapi-v3.js';

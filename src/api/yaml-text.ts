@@ -4,7 +4,7 @@
  * (`Any.yaml`); clients such as kubectl parse it back with a YAML 1.1 parser,
  * so every string that could read as another type is quoted.
  */
-import { isJsonObject, type Json } from './json.js';
+import { isJsonObject, type Json } from '../machinery/json.js';
 
 const PLAIN = /^[A-Za-z_][A-Za-z0-9_./-]*$/;
 const YAML11_KEYWORDS = new Set(['y', 'yes', 'n', 'no', 'true', 'false', 'on', 'off', 'null', '~']);

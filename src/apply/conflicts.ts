@@ -4,11 +4,11 @@
  * FieldManagerConflict cause per field, and a message that is a single line
  * for one conflict and a per-manager list otherwise.
  */
-import { ApiError, type StatusCause } from '../server/errors.js';
+import { ApiError, type StatusCause } from '../machinery/errors.js';
 import { pathToString } from './path.js';
 import { parseIdentifier } from './managed.js';
 import type { Conflict } from './updater.js';
-import { strconvQuote } from '../patch/go-compat.js';
+import { strconvQuote } from '../machinery/go-compat.js';
 
 /** printManager: `"name"`, plus ` with subresource "x"`, plus ` using <apiVersion>` for updaters. */
 export function printManager(identifier: string): string {

@@ -10,8 +10,8 @@
  * application/apply-patch+yaml) and trackUpdate (create, update and the
  * other patch types).
  */
-import { ApiError, badRequest } from '../server/errors.js';
-import type { KubeObject, ObjectMeta } from '../registry/object.js';
+import { ApiError, badRequest } from '../machinery/errors.js';
+import type { KubeObject, ObjectMeta } from '../machinery/object.js';
 import { applyConflictError } from './conflicts.js';
 import { FieldSet } from './fieldset.js';
 import {

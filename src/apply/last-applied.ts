@@ -7,7 +7,7 @@
  * annotation is rewritten to the applied configuration so that a later
  * client-side apply computes the right three-way patch.
  */
-import { goJsonEncode } from '../patch/go-compat.js';
+import { goJsonEncode } from '../machinery/go-compat.js';
 import { FieldSet } from './fieldset.js';
 import type { ApplySchema } from './schema.js';
 import { compare, toFieldSet, validate } from './typed.js';

@@ -4,7 +4,7 @@
  * identifiers, entry validation on decode, kube's entry order on encode, and
  * the cap on Update entries.
  */
-import { goJsonString } from '../patch/go-compat.js';
+import { goJsonString } from '../machinery/go-compat.js';
 import { fieldsV1ToSet, setToFieldsV1 } from './fieldsv1.js';
 import type { ManagedSets, VersionedSet } from './updater.js';
 import { type JsonObject, type JsonValue, isJsonObject } from './value.js';

@@ -5,7 +5,7 @@
  * messages (`.spec.containers[name="nginx"].image`) and their FieldsV1 key
  * form (`f:name`, `k:{"name":"x"}`, `v:"a"`, `i:0`).
  */
-import { compareGoStrings, goJsonEncode } from '../patch/go-compat.js';
+import { compareGoStrings, goJsonEncode } from '../machinery/go-compat.js';
 import { type JsonValue, compareValues, isJsonObject, valueToString, valuesEqual } from './value.js';
 
 export interface KeyField {

@@ -12,7 +12,7 @@
 import { FieldSet } from './fieldset.js';
 import { type PathElement, fieldElement, indexElement, keyElement, pathElementToString, serializePathElement, valueElement } from './path.js';
 import { type Atom, type ListAtom, type MapAtom, type ScalarKind, type TypeRef, resolve, untypedAtomic } from './schema.js';
-import { strconvQuote } from '../patch/go-compat.js';
+import { strconvQuote } from '../machinery/go-compat.js';
 import { type JsonObject, type JsonValue, isJsonObject, valuesEqual } from './value.js';
 
 export interface ValidationError {

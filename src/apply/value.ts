@@ -8,12 +8,12 @@
  * literals as int64); the int/float distinction only matters for ordering
  * ties, which compare numerically anyway.
  */
-import { compareGoStrings, formatFloatG, strconvQuote } from '../patch/go-compat.js';
-import { type JsonObject, type JsonValue, isJsonObject } from '../patch/json-value.js';
-import { cloneObject } from '../registry/object.js';
+import { compareGoStrings, formatFloatG, strconvQuote } from '../machinery/go-compat.js';
+import { type JsonObject, type JsonValue, isJsonObject } from '../machinery/json-value.js';
+import { cloneObject } from '../machinery/object.js';
 
-export type { JsonObject, JsonValue } from '../patch/json-value.js';
-export { isJsonObject } from '../patch/json-value.js';
+export type { JsonObject, JsonValue } from '../machinery/json-value.js';
+export { isJsonObject } from '../machinery/json-value.js';
 
 export function isScalar(v: JsonValue): v is string | number | boolean {
   return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';

@@ -1,7 +1,7 @@
 import type { TLSSocket } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
-import type { UserInfo } from '../server/context.js';
-import { unauthorized } from '../server/errors.js';
+import type { UserInfo } from '../machinery/context.js';
+import { unauthorized } from '../machinery/errors.js';
 
 /**
  * Authentication as kube-apiserver does it with --client-ca-file and anonymous

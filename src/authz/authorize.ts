@@ -1,6 +1,6 @@
-import type { UserInfo } from '../server/context.js';
-import { ApiError } from '../server/errors.js';
-import type { RequestInfo } from '../server/request-info.js';
+import type { UserInfo } from '../machinery/context.js';
+import { ApiError } from '../machinery/errors.js';
+import type { RequestInfo } from '../machinery/request-info.js';
 
 /**
  * Authorization until RBAC lands: authenticated users may do everything

@@ -1,4 +1,4 @@
-import { badRequest } from '../server/errors.js';
+import { badRequest } from '../machinery/errors.js';
 
 /**
  * resourceVersion semantics (SPEC "Resource version semantics"): what a get,

@@ -1,9 +1,9 @@
-import type { KubeObject } from '../registry/object.js';
-import type { FieldSelector, LabelSelector } from '../registry/selectors.js';
-import { decodeContinue, encodeContinue } from '../registry/continue-token.js';
-import { ApiError, gone } from '../server/errors.js';
-import type { CachedObject } from './cached-object.js';
-import type { CorruptObjectError } from '../registry/stored-object.js';
+import type { KubeObject } from '../machinery/object.js';
+import type { FieldSelector, LabelSelector } from '../machinery/selectors.js';
+import { decodeContinue, encodeContinue } from '../machinery/continue-token.js';
+import { ApiError, gone } from '../machinery/errors.js';
+import type { CachedObject } from '../codec/cached-object.js';
+import type { CorruptObjectError } from '../storage/stored-object.js';
 import type { ReadAt, WatchStart } from './read-semantics.js';
 import type { Snapshot, WatchCache, WatcherEvent } from './watch-cache.js';
 

@@ -1,8 +1,8 @@
 import type { KeyValue, ListResult, Store, StoreError, StoreEvent, WatchHandle } from '../storage/store.js';
-import type { KubeObject } from '../registry/object.js';
-import { ApiError, gone } from '../server/errors.js';
-import { CorruptObjectError } from '../registry/stored-object.js';
-import { CachedObject } from './cached-object.js';
+import type { KubeObject } from '../machinery/object.js';
+import { ApiError, gone } from '../machinery/errors.js';
+import { CorruptObjectError } from '../storage/stored-object.js';
+import { CachedObject } from '../codec/cached-object.js';
 import { SortedKeys } from './sorted-keys.js';
 
 /**

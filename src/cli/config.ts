@@ -1,52 +1,8 @@
 import { join, resolve } from 'node:path';
 import { FlagError, parseFlags, type FlagSpec, type ParsedFlags } from './flags.js';
 import { parseCidr } from '../registry/services/cidr.js';
-import { FeatureGateError, FeatureGates, featureGatesHelp } from '../server/feature-gates.js';
-
-/** Everything `capstan serve` can be told, after flags and defaults. */
-export interface ServerConfig {
-  securePort: number;
-  bindAddress: string;
-  dataDir: string;
-  certDir: string;
-  tlsCertFile?: string;
-  tlsPrivateKeyFile?: string;
-  clientCaFile?: string;
-  storageBackend: 'sqlite' | 'memory' | 'etcd3';
-  /** --etcd-servers: client URLs of the etcd cluster (etcd3 backend). */
-  etcdServers: string[];
-  /** --etcd-prefix: root of every storage key (all backends). */
-  etcdPrefix: string;
-  etcdCaFile?: string;
-  etcdCertFile?: string;
-  etcdKeyFile?: string;
-  /** Milliseconds between etcd compactions (0: none); each keeps one interval of history. */
-  etcdCompactionInterval: number;
-  sqliteSynchronous: 'NORMAL' | 'FULL';
-  runtimeConfig: string[];
-  adminKubeconfig: string;
-  /** Milliseconds. */
-  livezGracePeriod: number;
-  /** Milliseconds /readyz reports failure before shutdown proceeds. */
-  shutdownDelay: number;
-  /** Milliseconds of store history kept for watches (compaction keeps at least this). */
-  watchHistory: number;
-  /** Events each resource's watch cache keeps at most. */
-  watchCacheCapacity: number;
-  /** --service-cluster-ip-range (IPv4 CIDR). */
-  serviceClusterIpRange: string;
-  /** --service-node-port-range (`first-last`). */
-  serviceNodePortRange: string;
-  /** --leader-elect: run leader-only work (controllers, compaction) only while holding the leader Lease. */
-  leaderElect: boolean;
-  /** Milliseconds: --leader-elect-lease-duration, --leader-elect-renew-deadline, --leader-elect-retry-period. */
-  leaderElectLeaseDuration: number;
-  leaderElectRenewDeadline: number;
-  leaderElectRetryPeriod: number;
-  verbosity: number;
-  /** --feature-gates, over the defaults. */
-  featureGates: FeatureGates;
-}
+import { FeatureGateError, FeatureGates, featureGatesHelp } from '../machinery/feature-gates.js';
+import type { ServerConfig } from '../server/config.js';
 
 export const FLAG_SPECS: FlagSpec[] = [
   { name: 'secure-port', type: 'int', default: '6443', help: 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.' },

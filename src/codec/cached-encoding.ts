@@ -1,5 +1,5 @@
-import type { CachedObject } from '../cache/cached-object.js';
-import type { KubeObject } from '../registry/object.js';
+import type { CachedObject } from './cached-object.js';
+import type { KubeObject } from '../machinery/object.js';
 import { encodeProtobufMessage, envelopeMessage } from './protobuf/index.js';
 
 /**

@@ -1,5 +1,5 @@
 import { CORE_SCHEMA, dump, loadAll } from 'js-yaml';
-import { isRecord as isPlainObject } from '../api/json.js';
+import { isRecord as isPlainObject } from '../machinery/json.js';
 import { JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from './media-type.js';
 import { decodeProtobufObject, encodeProtobufList, encodeProtobufObject, ProtobufCodecError, type TypeInfo } from './protobuf/index.js';
 
@@ -74,4 +74,4 @@ function describeJsonError(text: string, err: unknown): string {
   return `couldn't get version/kind; json parse error: ${msg}`;
 }
 
-export { isRecord as isPlainObject } from '../api/json.js';
+export { isRecord as isPlainObject } from '../machinery/json.js';

@@ -1,4 +1,4 @@
-import { notAcceptable } from '../server/errors.js';
+import { notAcceptable } from '../machinery/errors.js';
 import { ADVERTISED_TYPES, byPreference, encodingFor, parseMediaRanges, PROTOBUF_TYPE, type Encoding, type MediaRange } from './media-type.js';
 
 /**

@@ -1,6 +1,6 @@
-import { badRequest } from '../server/errors.js';
-import type { KubeObject } from '../registry/object.js';
-import type { TableConvertor } from '../registry/tables.js';
+import { badRequest } from '../machinery/errors.js';
+import type { KubeObject } from '../machinery/object.js';
+import type { TableConvertor } from './table-convertor.js';
 
 /**
  * Alternative representations of objects and lists (meta.k8s.io Table and

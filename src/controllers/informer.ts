@@ -1,6 +1,6 @@
 import type { ReaderWatch } from '../cache/resource-reader.js';
 import type { CacheEventType } from '../cache/watch-cache.js';
-import type { KubeObject } from '../registry/object.js';
+import type { KubeObject } from '../machinery/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 
 /**

@@ -1,5 +1,5 @@
-import { isApiError } from '../server/errors.js';
-import { cloneObject, jsonEqual, nowTimestamp, type KubeObject } from '../registry/object.js';
+import { isApiError } from '../machinery/errors.js';
+import { cloneObject, jsonEqual, nowTimestamp, type KubeObject } from '../machinery/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { formatIpv4, type Ipv4Range } from '../registry/services/cidr.js';
 import type { Controller } from './controller.js';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 
-import { cloneObject, nowMicroTimestamp, type KubeObject } from '../registry/object.js';
+import { cloneObject, nowMicroTimestamp, type KubeObject } from '../machinery/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
-import { isApiError } from '../server/errors.js';
+import { isApiError } from '../machinery/errors.js';
 
 /**
  * Leader election over a coordination.k8s.io/v1 Lease, after client-go's

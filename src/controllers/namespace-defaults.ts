@@ -1,7 +1,7 @@
-import { isApiError } from '../server/errors.js';
-import type { KubeObject } from '../registry/object.js';
+import { isApiError } from '../machinery/errors.js';
+import type { KubeObject } from '../machinery/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
-import { jsonEqual, cloneObject } from '../registry/object.js';
+import { jsonEqual, cloneObject } from '../machinery/object.js';
 import { Informer, WorkQueue } from './informer.js';
 import type { Controller } from './controller.js';
 

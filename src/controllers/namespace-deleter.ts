@@ -1,6 +1,6 @@
-import { isApiError } from '../server/errors.js';
+import { isApiError } from '../machinery/errors.js';
 import { NAMESPACE_FINALIZER, type NamespaceStore } from '../registry/namespaces.js';
-import { cloneObject, nowTimestamp, type KubeObject } from '../registry/object.js';
+import { cloneObject, nowTimestamp, type KubeObject } from '../machinery/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { Informer, WorkQueue } from './informer.js';
 import type { Controller } from './controller.js';

@@ -1,4 +1,4 @@
-import { isApiError } from '../server/errors.js';
+import { isApiError } from '../machinery/errors.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { Controller } from './controller.js';
 

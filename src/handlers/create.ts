@@ -1,8 +1,8 @@
 import { isPlainObject } from '../codec/codec.js';
 import type { AdmissionChain } from '../admission/admission.js';
-import { apiVersionOf, cloneObject, metaOf, type KubeObject } from '../registry/object.js';
-import { badRequest } from '../server/errors.js';
-import { writeEncoded } from '../server/respond.js';
+import { apiVersionOf, cloneObject, metaOf, type KubeObject } from '../machinery/object.js';
+import { badRequest } from '../machinery/errors.js';
+import { writeEncoded } from '../http/respond.js';
 import { renderObject } from './get.js';
 import { recordUpdate, updateManager } from './field-manager.js';
 import { parseDryRun, parseFieldManager, parseFieldValidation, type FieldValidation, type OptionsKind } from './options.js';

@@ -1,9 +1,9 @@
 import { isPlainObject, decode, DecodeError } from '../codec/codec.js';
 import { JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE } from '../codec/media-type.js';
 import type { DeleteOptions } from '../registry/resource-store.js';
-import { badRequest, invalid, type FieldError } from '../server/errors.js';
-import type { FeatureGates } from '../server/feature-gates.js';
-import { contentTypeOf, readBody } from '../server/body.js';
+import { badRequest, invalid, type FieldError } from '../machinery/errors.js';
+import type { FeatureGates } from '../machinery/feature-gates.js';
+import { contentTypeOf, readBody } from '../http/body.js';
 import { parseDryRun, parseNonNegativeInt, queryPointerBool } from './options.js';
 import type { ResourceScope } from './scope.js';
 

@@ -1,8 +1,8 @@
 import type { AdmissionChain } from '../admission/admission.js';
-import { apiVersionOf } from '../registry/object.js';
-import { successStatus } from '../server/errors.js';
-import type { FeatureGates } from '../server/feature-gates.js';
-import { writeEncoded } from '../server/respond.js';
+import { apiVersionOf } from '../machinery/object.js';
+import { successStatus } from '../machinery/errors.js';
+import type { FeatureGates } from '../machinery/feature-gates.js';
+import { writeEncoded } from '../http/respond.js';
 import { readDeleteOptions, rejectUnsafeDeleteCollection } from './delete-options.js';
 import { renderObject } from './get.js';
 import { listRequestFor } from './list.js';

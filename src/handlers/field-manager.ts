@@ -1,5 +1,5 @@
 import { managerOrUserAgent, schemaForDefinition, serverSideApply, trackUpdate, type ApplySchema, type FieldPaths } from '../apply/index.js';
-import type { KubeObject } from '../registry/object.js';
+import type { KubeObject } from '../machinery/object.js';
 import type { ResourceScope } from './scope.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { NamespaceStore } from '../registry/namespaces.js';
-import { badRequest, invalid } from '../server/errors.js';
-import { readObjectBody } from '../server/body.js';
-import { writeEncoded } from '../server/respond.js';
+import { badRequest, invalid } from '../machinery/errors.js';
+import { readObjectBody } from '../http/body.js';
+import { writeEncoded } from '../http/respond.js';
 import { checkBodyObject, parseWriteOptions } from './create.js';
 import { renderObject } from './get.js';
 import type { ResourceScope } from './scope.js';

@@ -3,9 +3,9 @@ import { JSON_TYPE, PROTOBUF_TYPE } from '../codec/media-type.js';
 import type { View } from '../codec/negotiate.js';
 import { parseIncludeObject, partialObjectMetadata, table } from '../codec/views.js';
 import { getReadAt } from '../cache/read-semantics.js';
-import type { KubeObject } from '../registry/object.js';
+import type { KubeObject } from '../machinery/object.js';
 import { tableConvertorFor } from '../registry/tables.js';
-import { writeBody, writeEncoded } from '../server/respond.js';
+import { writeBody, writeEncoded } from '../http/respond.js';
 import type { ResourceScope } from './scope.js';
 
 /** GET of one object from the watch cache, in the requested view (object, Table, PartialObjectMetadata). */

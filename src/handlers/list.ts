@@ -4,10 +4,11 @@ import { composeProtobufList } from '../codec/protobuf/index.js';
 import { parseIncludeObject, partialObjectMetadataList, table, type ListMeta } from '../codec/views.js';
 import type { ListRequest } from '../cache/resource-reader.js';
 import { listReadAt } from '../cache/read-semantics.js';
-import { apiVersionOf, type KubeObject } from '../registry/object.js';
-import { checkFieldSelectorSupported, fieldExtractorFor, parseFieldSelector, parseLabelSelector } from '../registry/selectors.js';
+import { apiVersionOf, type KubeObject } from '../machinery/object.js';
+import { parseFieldSelector, parseLabelSelector } from '../machinery/selectors.js';
+import { checkFieldSelectorSupported, fieldExtractorFor } from '../registry/field-selectors.js';
 import { tableConvertorFor } from '../registry/tables.js';
-import { writeBody, writeEncoded, writeParts } from '../server/respond.js';
+import { writeBody, writeEncoded, writeParts } from '../http/respond.js';
 import { parseListParams, type ListParams } from './options.js';
 import type { ResourceScope } from './scope.js';
 

@@ -1,4 +1,4 @@
-import { badRequest, invalid, type FieldError } from '../server/errors.js';
+import { badRequest, invalid, type FieldError } from '../machinery/errors.js';
 
 /**
  * Query-parameter options of the write and read verbs (CreateOptions,

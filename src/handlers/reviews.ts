@@ -1,10 +1,10 @@
 import { isPlainObject } from '../codec/codec.js';
 import { decide, rulesFor, type AuthorizationAttributes } from '../authz/authorize.js';
-import type { KubeObject } from '../registry/object.js';
-import type { UserInfo } from '../server/context.js';
-import { invalid, type FieldError } from '../server/errors.js';
-import { readObjectBody } from '../server/body.js';
-import { writeEncoded } from '../server/respond.js';
+import type { KubeObject } from '../machinery/object.js';
+import type { UserInfo } from '../machinery/context.js';
+import { invalid, type FieldError } from '../machinery/errors.js';
+import { readObjectBody } from '../http/body.js';
+import { writeEncoded } from '../http/respond.js';
 import { checkBodyObject, parseWriteOptions } from './create.js';
 import type { ResourceScope } from './scope.js';
 

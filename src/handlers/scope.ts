@@ -3,14 +3,14 @@ import type { ResourceInfo } from '../api/types.js';
 import type { ServedType } from '../codec/cached-encoding.js';
 import { negotiate, type Negotiated } from '../codec/negotiate.js';
 import { supportsProtobuf } from '../codec/protobuf/index.js';
-import { apiVersionOf } from '../registry/object.js';
+import { apiVersionOf } from '../machinery/object.js';
 import { applyDefaults, canonicalizeQuantities } from '../registry/defaults/index.js';
 import { toServedVersion, toStorageVersion } from '../registry/convert.js';
-import type { KubeObject } from '../registry/object.js';
+import type { KubeObject } from '../machinery/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
-import type { GroupKind, GroupResource } from '../server/errors.js';
-import type { RequestContext } from '../server/context.js';
-import type { ResourceRequestInfo } from '../server/request-info.js';
+import type { GroupKind, GroupResource } from '../machinery/errors.js';
+import type { RequestContext } from '../machinery/context.js';
+import type { ResourceRequestInfo } from '../machinery/request-info.js';
 
 /**
  * What a resource handler works on: the served resource (group, version,

@@ -1,7 +1,7 @@
 import type { AdmissionChain } from '../admission/admission.js';
-import { metaOf } from '../registry/object.js';
-import { badRequest } from '../server/errors.js';
-import { writeEncoded } from '../server/respond.js';
+import { metaOf } from '../machinery/object.js';
+import { badRequest } from '../machinery/errors.js';
+import { writeEncoded } from '../http/respond.js';
 import { checkBodyObject, parseWriteOptions } from './create.js';
 import { renderObject } from './get.js';
 import { readValidatedBody } from './validated-body.js';

@@ -1,8 +1,8 @@
 import { decode, DecodeError } from '../codec/codec.js';
 import { JSON_TYPE, YAML_TYPE } from '../codec/media-type.js';
 import { checkFields } from '../validation/fields/index.js';
-import { contentTypeOf, readBody, readObjectBody } from '../server/body.js';
-import { badRequest } from '../server/errors.js';
+import { contentTypeOf, readBody, readObjectBody } from '../http/body.js';
+import { badRequest } from '../machinery/errors.js';
 import type { FieldValidation } from './options.js';
 import type { ResourceScope } from './scope.js';
 

@@ -2,14 +2,14 @@ import { jsonObjectBytes, jsonWatchEventBytes, protobufObjectBytes } from '../co
 import { JSON_TYPE, PROTOBUF_TYPE } from '../codec/media-type.js';
 import { encodeWatchEvent, frameWatchEvent, PROTOBUF_WATCH_MEDIA_TYPE } from '../codec/protobuf/index.js';
 import { parseIncludeObject, partialObjectMetadata, table } from '../codec/views.js';
-import type { CachedObject } from '../cache/cached-object.js';
+import type { CachedObject } from '../codec/cached-object.js';
 import type { ReaderWatch } from '../cache/resource-reader.js';
 import { watchStart } from '../cache/read-semantics.js';
 import type { WatcherEvent } from '../cache/watch-cache.js';
-import { apiVersionOf } from '../registry/object.js';
-import { parseFieldSelector } from '../registry/selectors.js';
+import { apiVersionOf } from '../machinery/object.js';
+import { parseFieldSelector } from '../machinery/selectors.js';
 import { tableConvertorFor } from '../registry/tables.js';
-import { ApiError, notAcceptable } from '../server/errors.js';
+import { ApiError, notAcceptable } from '../machinery/errors.js';
 import { selectionFor } from './list.js';
 import { parseListParams } from './options.js';
 import type { ResourceScope } from './scope.js';

@@ -15,7 +15,7 @@
  * `status` is shaped like server/errors.ts's ApiError constructor argument.
  */
 
-import { ApiError } from '../server/errors.js';
+import { ApiError } from '../machinery/errors.js';
 
 export interface PatchStatus {
   code: number;

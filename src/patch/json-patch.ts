@@ -17,7 +17,7 @@
  * copied once per call, everything else is shared with the input.
  */
 
-import { GoPanic, goJsonEncode, goJsonNumber, goJsonString } from './go-compat.js';
+import { GoPanic, goJsonEncode, goJsonNumber, goJsonString } from '../machinery/go-compat.js';
 import {
   JsonPatchApplyError,
   JsonPatchTooLargeError,
@@ -26,8 +26,8 @@ import {
   PatchDecodeError,
   PatchPanicError,
 } from './errors.js';
-import { type JsonAst, JsonSyntaxError, JsonTypeError, astKindName, astToValue, parseJsonAst } from './json-decode.js';
-import { type JsonObject, type JsonValue, copyObject, getOwn, hasOwn, isJsonObject, setOwn } from './json-value.js';
+import { type JsonAst, JsonSyntaxError, JsonTypeError, astKindName, astToValue, parseJsonAst } from '../machinery/json-decode.js';
+import { type JsonObject, type JsonValue, copyObject, getOwn, hasOwn, isJsonObject, setOwn } from '../machinery/json-value.js';
 
 /** One decoded operation: members as raw trees (absent → undefined, null → null AST). */
 export interface JsonPatchOperation {

@@ -14,8 +14,8 @@
  */
 
 import { MergePatchError } from './errors.js';
-import { JsonSyntaxError, decodeJson } from './json-decode.js';
-import { type JsonObject, type JsonValue, copyObject, deepEqual, getOwn, hasOwn, isJsonObject, setOwn } from './json-value.js';
+import { JsonSyntaxError, decodeJson } from '../machinery/json-decode.js';
+import { type JsonObject, type JsonValue, copyObject, deepEqual, getOwn, hasOwn, isJsonObject, setOwn } from '../machinery/json-value.js';
 
 /**
  * Applies a merge patch to `doc` (JSON data). `patch` is preferably the

@@ -33,10 +33,10 @@ import {
   goSprintS,
   goTypeName,
   goTypeOf,
-} from './go-compat.js';
+} from '../machinery/go-compat.js';
 import { PatchDecodeError, PatchPanicError, StrategicMergePatchError } from './errors.js';
-import { JsonSyntaxError, JsonTypeError, astKindName, astToValue, parseJsonAst } from './json-decode.js';
-import { type JsonObject, type JsonValue, copyObject, getOwn, hasOwn, isJsonObject, setOwn } from './json-value.js';
+import { JsonSyntaxError, JsonTypeError, astKindName, astToValue, parseJsonAst } from '../machinery/json-decode.js';
+import { type JsonObject, type JsonValue, copyObject, getOwn, hasOwn, isJsonObject, setOwn } from '../machinery/json-value.js';
 import { PatchSchema } from './schema.js';
 
 const DIRECTIVE_MARKER = '$patch';

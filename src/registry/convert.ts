@@ -1,5 +1,5 @@
 import type { ResourceInfo } from '../api/types.js';
-import { apiVersionOf, cloneObject, type KubeObject } from './object.js';
+import { apiVersionOf, cloneObject, type KubeObject } from '../machinery/object.js';
 
 /**
  * Conversion between a served version and the storage version of a resource.

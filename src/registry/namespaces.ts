@@ -1,5 +1,5 @@
-import { conflict, notFound } from '../server/errors.js';
-import { cloneObject, metaOf, nowTimestamp, type KubeObject } from './object.js';
+import { conflict, notFound } from '../machinery/errors.js';
+import { cloneObject, metaOf, nowTimestamp, type KubeObject } from '../machinery/object.js';
 import { ResourceStore, type DeleteOptions, type DeleteResult, type UpdateResult } from './resource-store.js';
 
 /**

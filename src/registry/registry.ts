@@ -5,9 +5,9 @@ import { DEFAULT_WATCH_CACHE_OPTIONS, type WatchCacheOptions, type WatchCacheSta
 import { NamespaceStore } from './namespaces.js';
 import { ServiceStore } from './services/service-store.js';
 import { ResourceStore } from './resource-store.js';
-import { fieldExtractorFor } from './selectors.js';
+import { fieldExtractorFor } from './field-selectors.js';
 import { strategyFor } from './strategies.js';
-import { FeatureGates } from '../server/feature-gates.js';
+import { FeatureGates } from '../machinery/feature-gates.js';
 
 /**
  * One ResourceStore per stored resource. Every served version of a resource

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyValue, Store } from '../storage/store.js';
 import { isStoreError } from '../storage/store.js';
-import { ApiError, alreadyExists, conflict, invalid, notFound, type FieldError, type GroupResource } from '../server/errors.js';
+import { ApiError, alreadyExists, conflict, invalid, notFound, type FieldError, type GroupResource } from '../machinery/errors.js';
 import { DEFAULT_WATCH_CACHE_OPTIONS, WatchCache, type WatchCacheOptions } from '../cache/watch-cache.js';
 import { ResourceReader, type ListRequest, type ListResult, type ReaderWatch, type WatchRequest, type WatchSink } from '../cache/resource-reader.js';
 import type { ReadAt } from '../cache/read-semantics.js';
-import type { CachedObject } from '../cache/cached-object.js';
-import { cloneObject, jsonEqual, metaOf, nowTimestamp, type KubeObject, type ObjectMeta } from './object.js';
+import type { CachedObject } from '../codec/cached-object.js';
+import { cloneObject, jsonEqual, metaOf, nowTimestamp, type KubeObject, type ObjectMeta } from '../machinery/object.js';
 import type { Strategy } from './strategy.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validate-meta.js';
-import { CorruptObjectError, corruptListError, decodeStoredObject } from './stored-object.js';
-import { FeatureGates } from '../server/feature-gates.js';
+import { CorruptObjectError, corruptListError, decodeStoredObject } from '../storage/stored-object.js';
+import { FeatureGates } from '../machinery/feature-gates.js';
 
 /**
  * The generic registry of one resource (kube-apiserver's genericregistry.Store):

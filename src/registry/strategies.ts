@@ -1,4 +1,4 @@
-import { cloneObject, metaOf, type KubeObject } from './object.js';
+import { cloneObject, metaOf, type KubeObject } from '../machinery/object.js';
 import { DEFAULT_STRATEGY, type Strategy } from './strategy.js';
 import { STRATEGY_FACTS, type StrategyFacts } from './strategy-facts.js';
 import { NAMESPACE_FINALIZER } from './namespaces.js';

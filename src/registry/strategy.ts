@@ -1,6 +1,6 @@
-import type { FieldError } from '../server/errors.js';
-import type { KubeObject } from './object.js';
-import type { NameRule } from './validate-meta.js';
+import type { FieldError } from '../machinery/errors.js';
+import type { KubeObject } from '../machinery/object.js';
+import type { NameRule } from '../machinery/name-validation.js';
 
 /**
  * Per-resource behaviour of the generic store (kube-apiserver's

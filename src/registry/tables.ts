@@ -3,6 +3,5 @@
  * printers produce per resource, and the default Name / Created At table for
  * the rest. The printers live in ./tables/; this module is their entry point.
  */
-export type { ColumnDefinition, TableConvertor, TableRowCondition } from './tables/columns.js';
 export { age, humanDuration } from './tables/format.js';
 export { DEFAULT_TABLE, tableConvertorFor } from './tables/index.js';

@@ -9,7 +9,7 @@ import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { ApiCatalog } from '../api/catalog.js';
 import { authenticate } from '../authn/client-cert.js';
 import { authorize } from '../authz/authorize.js';
-import type { ServerConfig } from '../cli/config.js';
+import type { ServerConfig } from './config.js';
 import type { Controller } from '../controllers/controller.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
 import { NamespaceDeleter } from '../controllers/namespace-deleter.js';
@@ -34,13 +34,13 @@ import { LeaderElector } from '../controllers/leader-election.js';
 import { LeaderGatedController, runWhileLeading } from '../controllers/leader-gated.js';
 // Registers the conversions of served versions whose schema differs from storage.
 import '../registry/conversions/index.js';
-import { RequestContext } from './context.js';
-import { isApiError } from './errors.js';
+import { RequestContext } from '../machinery/context.js';
+import { isApiError } from '../machinery/errors.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { NonResourceRoutes } from './non-resource.js';
 import { ensurePki, type ServerPki } from './pki.js';
-import { parseRequestInfo } from './request-info.js';
-import { writeError } from './respond.js';
+import { parseRequestInfo } from '../machinery/request-info.js';
+import { writeError } from '../http/respond.js';
 
 /**
  * One Capstan API server: storage, registry, controllers and the HTTPS

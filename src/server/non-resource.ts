@@ -3,10 +3,10 @@ import { OpenApiService, type OpenApiHttpResponse } from '../api/openapi.js';
 import type { ApiCatalog } from '../api/catalog.js';
 import type { HealthChecks, HealthEndpoint } from '../observability/health.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { RequestContext } from './context.js';
-import { notAcceptable } from './errors.js';
-import { splitPath } from './request-info.js';
-import { writeBody, writePlain, writeText } from './respond.js';
+import type { RequestContext } from '../machinery/context.js';
+import { notAcceptable } from '../machinery/errors.js';
+import { splitPath } from '../machinery/request-info.js';
+import { writeBody, writePlain, writeText } from '../http/respond.js';
 import { versionInfo } from './version.js';
 
 /**

@@ -19,8 +19,8 @@ import {
   trackUpdate,
   type ManagedFieldsEntry,
 } from '../../src/apply/index.js';
-import type { KubeObject } from '../../src/registry/object.js';
-import { ApiError } from '../../src/server/errors.js';
+import type { KubeObject } from '../../src/machinery/object.js';
+import { ApiError } from '../../src/machinery/errors.js';
 
 const T0 = new Date('2024-05-01T10:00:00Z');
 const T1 = new Date('2024-05-01T10:00:05Z');

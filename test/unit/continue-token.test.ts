@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { ApiError } from '../../src/server/errors.js';
-import { decodeContinue, encodeContinue } from '../../src/registry/continue-token.js';
+import { ApiError } from '../../src/machinery/errors.js';
+import { decodeContinue, encodeContinue } from '../../src/machinery/continue-token.js';
 
 const b64 = (text: string): string => Buffer.from(text).toString('base64url');
 const token = (v: unknown): string => b64(JSON.stringify(v));

@@ -6,7 +6,7 @@ import { loadDefinitions } from '../../src/api/definitions.js';
 import type { ResourceInfo } from '../../src/api/types.js';
 import { toServedVersion, toStorageVersion } from '../../src/registry/convert.js';
 import '../../src/registry/conversions/index.js';
-import type { KubeObject } from '../../src/registry/object.js';
+import type { KubeObject } from '../../src/machinery/object.js';
 
 function resource(group: string, version: string, name: string): ResourceInfo {
   for (const g of builtinCatalog().groups) {

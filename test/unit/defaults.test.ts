@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyDefaults, computePodQOS, preparePodForCreate, prepareJobForCreate, initServiceIPFamilies, setAllocatedClusterIPs, familiesToAllocate } from '../../src/registry/defaults/index.js';
-import type { KubeObject } from '../../src/registry/object.js';
+import type { KubeObject } from '../../src/machinery/object.js';
 
 /**
  * Expected objects are what kube-apiserver 1.36 returns for the minimal

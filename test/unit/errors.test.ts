@@ -34,7 +34,7 @@ import {
   unsupportedMediaType,
   type FieldError,
   type Status,
-} from '../../src/server/errors.js';
+} from '../../src/machinery/errors.js';
 
 const CM = { group: '', resource: 'configmaps' };
 const DEPLOY = { group: 'apps', resource: 'deployments' };

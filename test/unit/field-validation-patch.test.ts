@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { type FieldValidation, type PatchKind, checkApplyPatch, checkPatchedObject, patchBodyStrictErrors } from '../../src/validation/fields/index.js';
-import { ApiError } from '../../src/server/errors.js';
+import { ApiError } from '../../src/machinery/errors.js';
 
 const DEPLOYMENT = 'io.k8s.api.apps.v1.Deployment';
 

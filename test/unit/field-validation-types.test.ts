@@ -11,9 +11,9 @@ import { load } from 'js-yaml';
 
 import { type FieldValidation, checkFields } from '../../src/validation/fields/index.js';
 import { quantityError, QUANTITY_FORMAT_ERROR } from '../../src/api/quantity.js';
-import { strconvQuote } from '../../src/patch/go-compat.js';
+import { strconvQuote } from '../../src/machinery/go-compat.js';
 import { base64Error, timeParseError, RFC3339, RFC3339_MICRO } from '../../src/validation/fields/go-text.js';
-import { ApiError } from '../../src/server/errors.js';
+import { ApiError } from '../../src/machinery/errors.js';
 
 interface Kind {
   definition: string;

@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { load } from 'js-yaml';
 
 import { type CheckFieldsResult, type FieldValidation, checkFields, decodeYamlWithDuplicates, strictWarnings, yamlDuplicateKeys } from '../../src/validation/fields/index.js';
-import { ApiError } from '../../src/server/errors.js';
+import { ApiError } from '../../src/machinery/errors.js';
 
 const DEPLOYMENT = 'io.k8s.api.apps.v1.Deployment';
 const APPS_V1_DEPLOYMENT = { group: 'apps', version: 'v1', kind: 'Deployment' };

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 
 import { FlagError, parseDuration, parseFlags, usage, type FlagSpec, type FlagValue } from '../../src/cli/flags.js';
 import { FLAG_SPECS, configFromFlags, defaultConfig } from '../../src/cli/config.js';
-import { FeatureGates } from '../../src/server/feature-gates.js';
+import { FeatureGates } from '../../src/machinery/feature-gates.js';
 
 const SPECS: FlagSpec[] = [
   { name: 'name', type: 'string', default: 'd', help: 'A name.' },

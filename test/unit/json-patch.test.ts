@@ -10,9 +10,9 @@ import { describe, it } from 'node:test';
 
 import { GENERIC_422_MESSAGE, JsonPatchApplyError, PatchDecodeError, PatchPanicError, isPatchError, toApiError } from '../../src/patch/errors.js';
 import { applyJsonPatch, decodeJsonPatch } from '../../src/patch/json-patch.js';
-import { JsonSyntaxError, decodeJson } from '../../src/patch/json-decode.js';
-import { formatFloatG, goJsonString, goSliceStable, goSprint } from '../../src/patch/go-compat.js';
-import type { JsonValue } from '../../src/patch/json-value.js';
+import { JsonSyntaxError, decodeJson } from '../../src/machinery/json-decode.js';
+import { formatFloatG, goJsonString, goSliceStable, goSprint } from '../../src/machinery/go-compat.js';
+import type { JsonValue } from '../../src/machinery/json-value.js';
 
 function deepFreeze<T>(v: T): T {
   if (typeof v === 'object' && v !== null) {

@@ -13,10 +13,10 @@ import { ApiCatalog } from '../../src/api/catalog.js';
 import type { Controller } from '../../src/controllers/controller.js';
 import { LeaderGatedController, runWhileLeading } from '../../src/controllers/leader-gated.js';
 import { LeaderElector, recordOf, type LeaderElectorOptions, type LeaseStore } from '../../src/controllers/leader-election.js';
-import type { KubeObject } from '../../src/registry/object.js';
+import type { KubeObject } from '../../src/machinery/object.js';
 import { Registry } from '../../src/registry/registry.js';
 import type { ResourceStore } from '../../src/registry/resource-store.js';
-import { isApiError, serviceUnavailable } from '../../src/server/errors.js';
+import { isApiError, serviceUnavailable } from '../../src/machinery/errors.js';
 import { KeyLayout } from '../../src/storage/keys.js';
 import { MemoryStore } from '../../src/storage/memory.js';
 

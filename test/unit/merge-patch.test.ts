@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 
 import { MergePatchError, toApiError } from '../../src/patch/errors.js';
 import { applyMergePatch, createMergePatch, mergePatchValue } from '../../src/patch/merge-patch.js';
-import type { JsonObject, JsonValue } from '../../src/patch/json-value.js';
+import type { JsonObject, JsonValue } from '../../src/machinery/json-value.js';
 
 function deepFreeze<T>(v: T): T {
   if (typeof v === 'object' && v !== null) {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { ApiError } from '../../src/server/errors.js';
+import { ApiError } from '../../src/machinery/errors.js';
 import { byPreference, encodingFor, parseMediaRanges, parseMediaType, type MediaRange } from '../../src/codec/media-type.js';
 import { negotiate, negotiatePlain, type Negotiated, type ViewOffer } from '../../src/codec/negotiate.js';
 

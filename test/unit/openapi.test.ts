@@ -8,7 +8,7 @@ import { load as loadYaml, YAML11_SCHEMA } from 'js-yaml';
 
 import { ApiCatalog } from '../../src/api/catalog.js';
 import { packageRootDir } from '../../src/api/files.js';
-import { canonicalJson, isJsonObject, type Json, type JsonObject } from '../../src/api/json.js';
+import { canonicalJson, isJsonObject, type Json, type JsonObject } from '../../src/machinery/json.js';
 import { OPENAPI_V2_PROTO_TYPE, OpenApiService } from '../../src/api/openapi.js';
 import { toYaml } from '../../src/api/yaml-text.js';
 

@@ -21,7 +21,7 @@ import {
 } from '../../src/api/quantity.js';
 import { decodeProtobufObject, encodeProtobufObject } from '../../src/codec/protobuf/index.js';
 import { canonicalizeQuantities } from '../../src/registry/defaults/quantities.js';
-import type { KubeObject } from '../../src/registry/object.js';
+import type { KubeObject } from '../../src/machinery/object.js';
 
 /** mantissa × 10^exponent in a format. */
 function q(mantissa: bigint | number, exponent: number, format: QuantityFormat = 'DecimalSI'): Quantity {

@@ -13,8 +13,8 @@ import { describe, it } from 'node:test';
 
 import { getReadAt, listReadAt, parseRevision, watchStart, type ReadAt, type WatchStart } from '../../src/cache/read-semantics.js';
 import { parseListParams, type ListParams } from '../../src/handlers/options.js';
-import { encodeContinue } from '../../src/registry/continue-token.js';
-import { ApiError } from '../../src/server/errors.js';
+import { encodeContinue } from '../../src/machinery/continue-token.js';
+import { ApiError } from '../../src/machinery/errors.js';
 
 const TOKEN = encodeContinue({ revision: 40, start: 'ns/cm-07\u0000' });
 

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { parseRequestInfo, splitPath, type RequestInfo, type ResourceRequestInfo } from '../../src/server/request-info.js';
+import { parseRequestInfo, splitPath, type RequestInfo, type ResourceRequestInfo } from '../../src/machinery/request-info.js';
 
 function parse(method: string, url: string): RequestInfo {
   const u = new URL(url, 'https://capstan.invalid');

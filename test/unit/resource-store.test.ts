@@ -10,14 +10,15 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it, mock } from 'node:test';
 
-import { ApiError } from '../../src/server/errors.js';
-import type { KubeObject, ObjectMeta } from '../../src/registry/object.js';
+import { ApiError } from '../../src/machinery/errors.js';
+import type { KubeObject, ObjectMeta } from '../../src/machinery/object.js';
 import { ResourceStore, generateName } from '../../src/registry/resource-store.js';
 import type { WatchSink } from '../../src/cache/resource-reader.js';
 import type { WatcherEvent as WatchEvent } from '../../src/cache/watch-cache.js';
 import type { WatchStart } from '../../src/cache/read-semantics.js';
-import type { CachedObject } from '../../src/cache/cached-object.js';
-import { fieldExtractorFor, parseFieldSelector, parseLabelSelector } from '../../src/registry/selectors.js';
+import type { CachedObject } from '../../src/codec/cached-object.js';
+import { parseFieldSelector, parseLabelSelector } from '../../src/machinery/selectors.js';
+import { fieldExtractorFor } from '../../src/registry/field-selectors.js';
 import { strategyFor } from '../../src/registry/strategies.js';
 import type { Strategy } from '../../src/registry/strategy.js';
 import { KeyLayout } from '../../src/storage/keys.js';

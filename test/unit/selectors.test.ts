@@ -7,16 +7,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { ApiError } from '../../src/server/errors.js';
-import type { KubeObject } from '../../src/registry/object.js';
-import {
-  checkFieldSelectorSupported,
-  fieldExtractorFor,
-  labelSelectorMatches,
-  parseFieldSelector,
-  parseLabelSelector,
-  type LabelRequirement,
-} from '../../src/registry/selectors.js';
+import { ApiError } from '../../src/machinery/errors.js';
+import type { KubeObject } from '../../src/machinery/object.js';
+import { labelSelectorMatches, parseFieldSelector, parseLabelSelector, type LabelRequirement } from '../../src/machinery/selectors.js';
+import { checkFieldSelectorSupported, fieldExtractorFor } from '../../src/registry/field-selectors.js';
 import { selectorMatches } from '../../src/registry/validation/selector.js';
 
 const LABEL_VALUE_MSG =

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { GENERIC_422_MESSAGE, PatchDecodeError, PatchPanicError, StrategicMergePatchError, toApiError } from '../../src/patch/errors.js';
 import { type SwaggerDefinitions, type SwaggerSchema, PatchSchema, patchSchemaFor } from '../../src/patch/schema.js';
 import { applyStrategicMergePatch } from '../../src/patch/strategic-merge-patch.js';
-import type { JsonObject, JsonValue } from '../../src/patch/json-value.js';
+import type { JsonObject, JsonValue } from '../../src/machinery/json-value.js';
 
 function deepFreeze<T>(v: T): T {
   if (typeof v === 'object' && v !== null) {

@@ -9,8 +9,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import type { KubeObject } from '../../src/registry/object.js';
-import { DEFAULT_TABLE, humanDuration, tableConvertorFor, type TableConvertor } from '../../src/registry/tables.js';
+import type { KubeObject } from '../../src/machinery/object.js';
+import { DEFAULT_TABLE, humanDuration, tableConvertorFor } from '../../src/registry/tables.js';
+import { type TableConvertor } from '../../src/codec/table-convertor.js';
 import { formatLabelSelector, labelSelectorString } from '../../src/registry/tables/format.js';
 import { quantityString } from '../../src/api/quantity.js';
 

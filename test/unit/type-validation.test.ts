@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyDefaults, prepareJobForCreate } from '../../src/registry/defaults/index.js';
 import { validateObject, validateObjectUpdate, renderFieldValue, cronScheduleError } from '../../src/registry/validation/index.js';
-import { fieldErrorString, type FieldError } from '../../src/server/errors.js';
-import type { KubeObject } from '../../src/registry/object.js';
+import { fieldErrorString, type FieldError } from '../../src/machinery/errors.js';
+import type { KubeObject } from '../../src/machinery/object.js';
 
 /**
  * Expected errors follow kube-apiserver 1.36 (pkg/apis/*\/validation and the

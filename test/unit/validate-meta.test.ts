@@ -8,24 +8,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { fieldErrorString, invalid, type FieldError } from '../../src/server/errors.js';
-import {
-  TOTAL_ANNOTATION_SIZE_LIMIT,
-  isDns1035Label,
-  isDns1123Label,
-  isDns1123Subdomain,
-  isPathSegmentName,
-  isQualifiedName,
-  isValidLabelValue,
-  validateAnnotations,
-  validateFinalizers,
-  validateLabels,
-  validateNameByRule,
-  validateObjectMeta,
-  validateObjectMetaUpdate,
-  type NameRule,
-} from '../../src/registry/validate-meta.js';
-import type { ObjectMeta } from '../../src/registry/object.js';
+import { fieldErrorString, invalid, type FieldError } from '../../src/machinery/errors.js';
+import { validateAnnotations, validateFinalizers, validateLabels, validateObjectMeta, validateObjectMetaUpdate } from '../../src/registry/validate-meta.js';
+import { TOTAL_ANNOTATION_SIZE_LIMIT, isDns1035Label, isDns1123Label, isDns1123Subdomain, isPathSegmentName, isQualifiedName, isValidLabelValue, validateNameByRule, type NameRule } from '../../src/machinery/name-validation.js';
+import type { ObjectMeta } from '../../src/machinery/object.js';
 
 // The messages exactly as kube-apiserver words them (RegexError's odd ",  or " included).
 const LABEL_MSG =

@@ -1,10 +1,10 @@
 import type { AdmissionChain } from '../../admission/admission.js';
 import { isPlainObject } from '../../codec/codec.js';
-import { cloneObject, nowTimestamp, type KubeObject } from '../../registry/object.js';
+import { cloneObject, nowTimestamp, type KubeObject } from '../../machinery/object.js';
 import type { ResourceStore } from '../../registry/resource-store.js';
-import { readObjectBody } from '../../server/body.js';
-import { badRequest, conflict, invalid, notFound, successStatus } from '../../server/errors.js';
-import { writeEncoded } from '../../server/respond.js';
+import { readObjectBody } from '../../http/body.js';
+import { badRequest, conflict, invalid, notFound, successStatus } from '../../machinery/errors.js';
+import { writeEncoded } from '../../http/respond.js';
 import { checkBodyObject, parseWriteOptions } from '../create.js';
 import type { ResourceScope } from '../scope.js';
 

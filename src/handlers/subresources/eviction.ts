@@ -1,13 +1,13 @@
 import type { AdmissionChain } from '../../admission/admission.js';
 import { isPlainObject } from '../../codec/codec.js';
-import { cloneObject, nowTimestamp, type KubeObject } from '../../registry/object.js';
+import { cloneObject, nowTimestamp, type KubeObject } from '../../machinery/object.js';
 import type { ResourceStore } from '../../registry/resource-store.js';
-import { readObjectBody } from '../../server/body.js';
-import { ApiError, badRequest, internalError, successStatus } from '../../server/errors.js';
-import { writeEncoded } from '../../server/respond.js';
+import { readObjectBody } from '../../http/body.js';
+import { ApiError, badRequest, internalError, successStatus } from '../../machinery/errors.js';
+import { writeEncoded } from '../../http/respond.js';
 import { checkBodyObject, parseWriteOptions } from '../create.js';
 import type { ResourceScope } from '../scope.js';
-import { labelSelectorMatches } from '../../registry/selectors.js';
+import { labelSelectorMatches } from '../../machinery/selectors.js';
 
 /**
  * pods/<name>/eviction (policy/v1 Eviction): a delete that respects

@@ -1,11 +1,11 @@
 import type { AdmissionChain } from '../../admission/admission.js';
 import { isPlainObject } from '../../codec/codec.js';
 import { getReadAt } from '../../cache/read-semantics.js';
-import { cloneObject, type KubeObject } from '../../registry/object.js';
+import { cloneObject, type KubeObject } from '../../machinery/object.js';
 import { labelSelectorString } from '../../registry/tables/format.js';
-import { readObjectBody } from '../../server/body.js';
-import { badRequest, conflict, invalid, notFound } from '../../server/errors.js';
-import { writeEncoded } from '../../server/respond.js';
+import { readObjectBody } from '../../http/body.js';
+import { badRequest, conflict, invalid, notFound } from '../../machinery/errors.js';
+import { writeEncoded } from '../../http/respond.js';
 import { checkBodyObject, parseWriteOptions } from '../create.js';
 import { readPatch } from '../patch.js';
 import type { ResourceScope } from '../scope.js';

@@ -23,7 +23,7 @@
  * lastObservedTime without omitempty, and empty strings and zero counts are
  * dropped elsewhere.
  */
-import type { KubeObject, ObjectMeta } from '../object.js';
+import type { KubeObject, ObjectMeta } from '../../machinery/object.js';
 import {
   decode,
   encode,

@@ -17,9 +17,9 @@
  * when absent) and to encode it back.
  */
 
-import { isRecord } from '../../api/json.js';
+import { isRecord } from '../../machinery/json.js';
 import { quantityError } from '../../api/quantity.js';
-import { goJsonString } from '../../patch/go-compat.js';
+import { goJsonString } from '../../machinery/go-compat.js';
 
 /** A Go value decoded by `decode`: the shape follows its GoType. */
 export type GoValue = unknown;

@@ -25,7 +25,7 @@
  * also happens for the object a create or update returns). This server has no
  * separate defaulting step, so both are applied here; they are idempotent.
  */
-import type { KubeObject, ObjectMeta } from '../object.js';
+import type { KubeObject, ObjectMeta } from '../../machinery/object.js';
 import {
   decode,
   type DecodeOptions,

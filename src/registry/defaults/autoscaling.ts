@@ -1,4 +1,4 @@
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../machinery/object.js';
 import { defaultPtr, ensureObject, isEmptyCollection, isNil, objectAt, type JsonObject } from './util.js';
 
 /** autoscaling/v1 and autoscaling/v2 HorizontalPodAutoscaler defaulting. */

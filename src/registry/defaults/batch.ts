@@ -1,4 +1,4 @@
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../machinery/object.js';
 import { defaultPodTemplate } from './pod-spec.js';
 import { defaultPtr, defaultString, ensureObject, isEmptyCollection, isNil, isObject, objectAt, objectsAt, type JsonObject } from './util.js';
 

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../machinery/object.js';
 import { defaultPersistentVolumeSources, defaultPodTemplate } from './pod-spec.js';
 import { defaultPvcSpec } from './pvc.js';
 import {

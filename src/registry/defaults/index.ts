@@ -1,4 +1,4 @@
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../machinery/object.js';
 import { defaultDaemonSet, defaultDeployment, defaultReplicaSet, defaultStatefulSet } from './apps.js';
 import { defaultHPAv1, defaultHPAv2 } from './autoscaling.js';
 import { defaultCronJob, defaultJob } from './batch.js';

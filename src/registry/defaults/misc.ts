@@ -1,4 +1,4 @@
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../machinery/object.js';
 import { defaultNumber, defaultPtr, defaultString, ensureObject, isNil, objectAt, objectsAt, type JsonObject } from './util.js';
 
 /**

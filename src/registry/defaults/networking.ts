@@ -1,4 +1,4 @@
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../machinery/object.js';
 import { defaultPtr, ensureObject, isEmptyCollection, objectAt, objectsAt } from './util.js';
 
 /** networking.k8s.io/v1 and discovery.k8s.io/v1 defaulting. */

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../machinery/object.js';
 import { addQuantities, compareQuantities, quantityFromJson, quantitySign, type Quantity } from '../../api/quantity.js';
 import { defaultPodSpec } from './pod-spec.js';
 import { defaultPtr, ensureObject, isObject, objectAt, objectsAt, type JsonObject } from './util.js';

@@ -1,8 +1,8 @@
 import { canonicalQuantityJson } from '../../api/quantity.js';
 import { loadDefinitions } from '../../api/definitions.js';
-import { type JsonObject, type JsonValue, setOwn } from '../../patch/json-value.js';
+import { type JsonObject, type JsonValue, setOwn } from '../../machinery/json-value.js';
 import { type DefinitionsSource, type FieldType, fieldTypeFor, Kind } from '../../validation/fields/schema.js';
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../machinery/object.js';
 
 /**
  * kube-apiserver decodes every body into Go structs, where a

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../machinery/object.js';
 import { defaultString, ensureObject, isEmptyString, objectsAt } from './util.js';
 
 /** rbac.authorization.k8s.io/v1 defaulting: the API groups of roleRef and User/Group subjects. */

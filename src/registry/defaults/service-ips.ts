@@ -1,5 +1,5 @@
-import type { KubeObject } from '../object.js';
-import type { FieldError } from '../../server/errors.js';
+import type { KubeObject } from '../../machinery/object.js';
+import type { FieldError } from '../../machinery/errors.js';
 import { ensureObject, isNil, type JsonObject } from './util.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../machinery/object.js';
 import { defaultPtr, ensureObject, isEmptyCollection } from './util.js';
 
 /** storage.k8s.io/v1 defaulting. */

@@ -5,7 +5,7 @@
  * false for non-pointer fields), so each helper says which it means.
  */
 
-import { isRecord as isObject } from '../../api/json.js';
+import { isRecord as isObject } from '../../machinery/json.js';
 
 export type JsonObject = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
-import { isApiError } from '../../server/errors.js';
-import type { KubeObject } from '../object.js';
+import { isApiError } from '../../machinery/errors.js';
+import type { KubeObject } from '../../machinery/object.js';
 import type { ResourceStore } from '../resource-store.js';
 import type { Store } from '../../storage/store.js';
 import { isStoreError } from '../../storage/store.js';

@@ -1,5 +1,5 @@
-import { internalError, invalid, type FieldError } from '../../server/errors.js';
-import { cloneObject, type KubeObject } from '../object.js';
+import { internalError, invalid, type FieldError } from '../../machinery/errors.js';
+import { cloneObject, type KubeObject } from '../../machinery/object.js';
 import { generateName, ResourceStore, type DeleteOptions, type DeleteResult, type UpdateFunc, type UpdateOptions, type UpdateResult } from '../resource-store.js';
 import { AllocationError, type ClusterIpAllocator, type NodePortAllocator, type ServiceRef } from './allocators.js';
 import { familiesToAllocate, initServiceIPFamilies, normalizeClusterIPs, setAllocatedClusterIPs, type IPFamily } from '../defaults/index.js';

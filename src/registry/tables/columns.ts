@@ -1,39 +1,12 @@
 import { definition } from '../../api/definitions.js';
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../machinery/object.js';
+import type { ColumnDefinition, TableConvertor } from '../../codec/table-convertor.js';
 
 /**
  * Column definitions as kube's printers declare them, with descriptions taken
  * from the same Go doc comments kube uses (SwaggerDoc()), read from the 1.36
  * OpenAPI definitions the catalog was generated from.
  */
-
-export interface ColumnDefinition {
-  name: string;
-  type: string;
-  format: string;
-  description: string;
-  priority: number;
-}
-
-/** metav1.TableRowCondition: pods mark finished rows Completed. */
-export interface TableRowCondition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-}
-
-export interface TableConvertor {
-  columns: ColumnDefinition[];
-  /** The row's cells; kube's server-side printers always produce the wide (-o wide) cells too. */
-  cells(obj: KubeObject, now: number): unknown[];
-  /** Row conditions (metav1.TableRow.conditions), where the printer sets them. */
-  conditions?(obj: KubeObject): TableRowCondition[] | undefined;
-  /** The order a list is printed in, where the list printer sorts (FlowSchemas); otherwise list order. */
-  compare?(a: KubeObject, b: KubeObject): number;
-  /** Column definitions even when a watch omits them after the first event (kube-aggregator's table). */
-  alwaysColumnDefinitions?: boolean;
-}
 
 /**
  * SwaggerDoc()[field] of an API type, named by its OpenAPI definition (e.g.

@@ -1,5 +1,6 @@
-import type { KubeObject } from '../object.js';
-import { ageCol, col, doc, nameCol, printer, type TableConvertor } from './columns.js';
+import type { KubeObject } from '../../machinery/object.js';
+import { ageCol, col, doc, nameCol, printer } from './columns.js';
+import { type TableConvertor } from '../../codec/table-convertor.js';
 import { age, humanDuration, labelSelectorGoString, listWithMore, nameOf } from './format.js';
 import { int, list, optRec, present, rec, recs, str } from './values.js';
 

@@ -1,6 +1,7 @@
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../machinery/object.js';
 import { eventsV1ToCore } from '../conversions/events.js';
-import { ageCol, col, doc, nameCol, printer, type TableConvertor } from './columns.js';
+import { ageCol, col, doc, nameCol, printer } from './columns.js';
+import { type TableConvertor } from '../../codec/table-convertor.js';
 import { age, annotationsOf, formatLabels, isDeleting, labelsOf, nameOf, since, sortedUnique, timeOf } from './format.js';
 import { quantityString } from '../../api/quantity.js';
 import { int, optRec, rec, recs, str, strings, type JsonRecord } from './values.js';

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../machinery/object.js';
 import { rec, recs, str, stringMap, strings, type JsonRecord } from './values.js';
 
 /**

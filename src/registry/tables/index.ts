@@ -1,4 +1,5 @@
-import { col, nameCol, printer, doc, type TableConvertor } from './columns.js';
+import { col, nameCol, printer, doc } from './columns.js';
+import { type TableConvertor } from '../../codec/table-convertor.js';
 import { nameOf } from './format.js';
 import * as control from './control.js';
 import * as core from './core.js';

@@ -1,4 +1,5 @@
-import { ageCol, col, doc, nameCol, printer, type TableConvertor } from './columns.js';
+import { ageCol, col, doc, nameCol, printer } from './columns.js';
+import { type TableConvertor } from '../../codec/table-convertor.js';
 import { age, annotationsOf, formatLabelSelector, groupQualified, listWithMore, nameOf, sortedUnique } from './format.js';
 import { int, list, optRec, present, rec, recs, str, strings } from './values.js';
 

@@ -1,5 +1,6 @@
-import type { KubeObject } from '../object.js';
-import { ageCol, col, doc, nameCol, printer, type TableConvertor, type TableRowCondition } from './columns.js';
+import type { KubeObject } from '../../machinery/object.js';
+import { ageCol, col, doc, nameCol, printer } from './columns.js';
+import { type TableConvertor, type TableRowCondition } from '../../codec/table-convertor.js';
 import { age, containerCells, formatLabels, humanDuration, isDeleting, nameOf, timeOf } from './format.js';
 import { bool, int, optRec, rec, recs, str, type JsonRecord } from './values.js';
 

@@ -4,7 +4,7 @@
  * wrong JSON type, which is what kube's printers see after decoding.
  */
 
-import { isRecord } from '../../api/json.js';
+import { isRecord } from '../../machinery/json.js';
 
 export type JsonRecord = Record<string, unknown>;
 

@@ -1,6 +1,7 @@
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../machinery/object.js';
 import { hpaV1ToV2 } from '../conversions/hpa.js';
-import { ageCol, col, containerCols, doc, nameCol, printer, type TableConvertor } from './columns.js';
+import { ageCol, col, containerCols, doc, nameCol, printer } from './columns.js';
+import { type TableConvertor } from '../../codec/table-convertor.js';
 import {
   age,
   containerCells,

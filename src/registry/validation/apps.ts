@@ -1,6 +1,6 @@
-import type { FieldError } from '../../server/errors.js';
-import { jsonEqual } from '../object.js';
-import { isDns1123Label } from '../validate-meta.js';
+import type { FieldError } from '../../machinery/errors.js';
+import { jsonEqual } from '../../machinery/object.js';
+import { isDns1123Label } from '../../machinery/name-validation.js';
 import { FIELD_IMMUTABLE, forbidden, has, invalid, isObj, nonNegative, notSupported, num, obj, objs, required, str, type Obj } from './field.js';
 import { validatePodTemplateSpec } from './pod-spec.js';
 import { labelSelectorRepr } from './render.js';

@@ -1,5 +1,5 @@
-import type { FieldError } from '../../server/errors.js';
-import { cloneObject, jsonEqual } from '../object.js';
+import type { FieldError } from '../../machinery/errors.js';
+import { cloneObject, jsonEqual } from '../../machinery/object.js';
 import { FIELD_IMMUTABLE, goRepr, has, invalid, isObj, nonNegative, notSupported, obj, objs, required, str, type Obj } from './field.js';
 import { validatePodTemplateSpec } from './pod-spec.js';
 import { labelSelectorRepr } from './render.js';

@@ -1,10 +1,11 @@
-import type { FieldError } from '../../server/errors.js';
-import { isDns1123Label as dnsLabelMessages, isDns1123Subdomain, isQualifiedName, validateLabels } from '../validate-meta.js';
+import type { FieldError } from '../../machinery/errors.js';
+import { validateLabels } from '../validate-meta.js';
+import { isDns1123Label as dnsLabelMessages, isDns1123Subdomain, isQualifiedName } from '../../machinery/name-validation.js';
 import { compareQuantities as compare, quantityFromJson, quantitySign, quantityString } from '../../api/quantity.js';
 import {
   duplicate, FIELD_IMMUTABLE, forbidden, has, invalid, isObj, list, nonNegative, notSupported, num, obj, objs, required, str, tooLong, type Obj,
 } from './field.js';
-import { cloneObject, jsonEqual } from '../object.js';
+import { cloneObject, jsonEqual } from '../../machinery/object.js';
 import { isValidPortNum, validatePodSpec, validatePodTemplateSpec, validatePortNumOrName } from './pod-spec.js';
 import { mapSelectorMatches, validateLabelSelector } from './selector.js';
 

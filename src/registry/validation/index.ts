@@ -1,5 +1,5 @@
-import type { FieldError } from '../../server/errors.js';
-import type { KubeObject } from '../object.js';
+import type { FieldError } from '../../machinery/errors.js';
+import type { KubeObject } from '../../machinery/object.js';
 import * as apps from './apps.js';
 import * as batch from './batch.js';
 import * as core from './core.js';

@@ -1,6 +1,6 @@
-import type { FieldError } from '../../server/errors.js';
-import { jsonEqual } from '../object.js';
-import { isDns1035Label, isDns1123Subdomain, isPathSegmentName, isQualifiedName } from '../validate-meta.js';
+import type { FieldError } from '../../machinery/errors.js';
+import { jsonEqual } from '../../machinery/object.js';
+import { isDns1035Label, isDns1123Subdomain, isPathSegmentName, isQualifiedName } from '../../machinery/name-validation.js';
 import { FIELD_IMMUTABLE, forbidden, goRepr, has, invalid, isObj, list, nonNegative, notSupported, num, obj, objs, required, str, type Obj } from './field.js';
 import { validatePortNumOrName } from './pod-spec.js';
 import { goQuote } from './render.js';

@@ -1,6 +1,7 @@
-import type { FieldError } from '../../server/errors.js';
+import type { FieldError } from '../../machinery/errors.js';
 import { compareQuantities, isWholeQuantity, QUANTITY_FORMAT_ERROR, quantityFromJson, quantitySign, quantityString } from '../../api/quantity.js';
-import { isDns1123Label, isDns1123Subdomain, isQualifiedName, validateLabels } from '../validate-meta.js';
+import { validateLabels } from '../validate-meta.js';
+import { isDns1123Label, isDns1123Subdomain, isQualifiedName } from '../../machinery/name-validation.js';
 import { duplicate, forbidden, has, inclusiveRange, invalid, isObj, list, nonNegative, notFound, notSupported, num, obj, objs, required, str, type Obj } from './field.js';
 import { validateLabelName, validateLabelSelector } from './selector.js';
 

@@ -1,6 +1,6 @@
-import { goQuote, goSyntax, type GoRepr } from '../../server/field-value.js';
+import { goQuote, goSyntax, type GoRepr } from '../../machinery/field-value.js';
 
-export { goQuote, goSyntax, renderFieldValue } from '../../server/field-value.js';
+export { goQuote, goSyntax, renderFieldValue } from '../../machinery/field-value.js';
 
 /**
  * How field.Error.ErrorBody prints a bad value: numbers and booleans plain,

@@ -1,6 +1,7 @@
-import type { FieldError } from '../../server/errors.js';
-import { labelSelectorMatches } from '../selectors.js';
-import { isQualifiedName, isValidLabelValue, validateLabels } from '../validate-meta.js';
+import type { FieldError } from '../../machinery/errors.js';
+import { labelSelectorMatches } from '../../machinery/selectors.js';
+import { validateLabels } from '../validate-meta.js';
+import { isQualifiedName, isValidLabelValue } from '../../machinery/name-validation.js';
 import { forbidden, invalid, isObj, list, obj, objs, required, str, type Obj } from './field.js';
 
 /** metav1 LabelSelector validation and matching (apimachinery meta/v1/validation and labels). */

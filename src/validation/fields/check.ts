@@ -26,12 +26,12 @@
  */
 
 import { loadDefinitions } from '../../api/definitions.js';
-import { goJsonEncode, goSprint } from '../../patch/go-compat.js';
-import { JsonSyntaxError, parseJsonAst } from '../../patch/json-decode.js';
-import type { JsonValue } from '../../patch/json-value.js';
-import { ApiError, badRequest } from '../../server/errors.js';
+import { goJsonEncode, goSprint } from '../../machinery/go-compat.js';
+import { JsonSyntaxError, parseJsonAst } from '../../machinery/json-decode.js';
+import type { JsonValue } from '../../machinery/json-value.js';
+import { ApiError, badRequest } from '../../machinery/errors.js';
 import { convertUnstructured } from './converter.js';
-import { strconvQuote } from '../../patch/go-compat.js';
+import { strconvQuote } from '../../machinery/go-compat.js';
 import { scanJson } from './json-scan.js';
 import { decodeLikeGo, pruneUnknownFields } from './prune.js';
 import { ANY, type DefinitionsSource, type FieldType, fieldTypeFor, listOf, mapOf, STRING, syntheticStruct } from './schema.js';

@@ -18,9 +18,9 @@
  * in key order here.
  */
 
-import { goJsonEncode } from '../../patch/go-compat.js';
-import type { JsonValue } from '../../patch/json-value.js';
-import { strconvQuote } from '../../patch/go-compat.js';
+import { goJsonEncode } from '../../machinery/go-compat.js';
+import type { JsonValue } from '../../machinery/json-value.js';
+import { strconvQuote } from '../../machinery/go-compat.js';
 import { scanJson } from './json-scan.js';
 import { type FieldType, Kind } from './schema.js';
 

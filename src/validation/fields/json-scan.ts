@@ -21,7 +21,7 @@
  */
 
 import { quantityError } from '../../api/quantity.js';
-import { strconvQuote } from '../../patch/go-compat.js';
+import { strconvQuote } from '../../machinery/go-compat.js';
 import { base64Error, intLiteralFits, floatLiteralFits, RFC3339, RFC3339_MICRO, timeParseError, uint8LiteralFits, unmarshalTypeError } from './go-text.js';
 import { ANY, type FieldRef, type FieldType, Kind, STRING, listOf } from './schema.js';
 

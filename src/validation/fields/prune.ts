@@ -13,8 +13,8 @@
  * JSON.parse keeps only the last.
  */
 
-import { type JsonAst, astToValue, parseJsonAst } from '../../patch/json-decode.js';
-import { type JsonObject, type JsonValue, isJsonObject as isObject, setOwn } from '../../patch/json-value.js';
+import { type JsonAst, astToValue, parseJsonAst } from '../../machinery/json-decode.js';
+import { type JsonObject, type JsonValue, isJsonObject as isObject, setOwn } from '../../machinery/json-value.js';
 import { type FieldType, Kind, STRING, listOf } from './schema.js';
 
 /** The value with every field its Go type does not declare removed; unchanged subtrees are shared. */

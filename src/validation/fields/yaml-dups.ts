@@ -17,8 +17,8 @@
  */
 
 import { CORE_SCHEMA, EVENT_ID, FAILSAFE_SCHEMA, constructFromEvents, parseEvents } from 'js-yaml';
-import { formatFloatG } from '../../patch/go-compat.js';
-import { strconvQuote } from '../../patch/go-compat.js';
+import { formatFloatG } from '../../machinery/go-compat.js';
+import { strconvQuote } from '../../machinery/go-compat.js';
 
 type YamlEvent = ReturnType<typeof parseEvents>[number];
 type ScalarEvent = Extract<YamlEvent, { type: typeof EVENT_ID.SCALAR }>;

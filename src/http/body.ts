@@ -1,8 +1,8 @@
 import { decode, DecodeError } from '../codec/codec.js';
 import { ADVERTISED_TYPES, JSON_TYPE, parseMediaType, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from '../codec/media-type.js';
 import type { TypeInfo } from '../codec/protobuf/index.js';
-import type { RequestContext } from './context.js';
-import { badRequest, requestEntityTooLarge, unsupportedMediaType } from './errors.js';
+import type { RequestContext } from '../machinery/context.js';
+import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../machinery/errors.js';
 
 /** kube-apiserver's --max-request-body-bytes default: 3 MiB. */
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;

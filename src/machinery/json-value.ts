@@ -4,7 +4,7 @@
  * (`__proto__` must stay an ordinary own property, never a prototype switch).
  */
 
-import { isRecord } from '../api/json.js';
+import { isRecord } from './json.js';
 
 export type JsonPrimitive = null | boolean | number | string;
 export type JsonValue = JsonPrimitive | JsonValue[] | JsonObject;

@@ -4,8 +4,8 @@ import { createGzip, gzip } from 'node:zlib';
 import { encode } from '../codec/codec.js';
 import type { Encoding } from '../codec/media-type.js';
 import { negotiatePlain } from '../codec/negotiate.js';
-import type { RequestContext } from './context.js';
-import { ApiError, internalError, serviceUnavailable } from './errors.js';
+import type { RequestContext } from '../machinery/context.js';
+import { ApiError, internalError, serviceUnavailable } from '../machinery/errors.js';
 import { isStoreError, type StoreError } from '../storage/store.js';
 
 /** Headers kube-apiserver puts on every API response. */

@@ -1,4 +1,4 @@
-import { badRequest } from '../server/errors.js';
+import { badRequest } from './errors.js';
 
 /**
  * Continue tokens of chunked lists, in kube-apiserver's format: base64url of

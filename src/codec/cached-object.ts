@@ -1,4 +1,4 @@
-import type { KubeObject } from '../registry/object.js';
+import type { KubeObject } from '../machinery/object.js';
 
 /**
  * One version of one object as the watch cache holds it: the decoded object

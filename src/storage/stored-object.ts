@@ -1,7 +1,7 @@
-import { parseJsonAst, JsonSyntaxError } from '../patch/json-decode.js';
-import { ApiError, qualifiedResource, type GroupResource, type StatusCause } from '../server/errors.js';
-import type { KeyValue } from '../storage/store.js';
-import { metaOf, type KubeObject } from './object.js';
+import { parseJsonAst, JsonSyntaxError } from '../machinery/json-decode.js';
+import { ApiError, qualifiedResource, type GroupResource, type StatusCause } from '../machinery/errors.js';
+import type { KeyValue } from './store.js';
+import { metaOf, type KubeObject } from '../machinery/object.js';
 
 /**
  * Decoding a stored value into an object of the resource's kind. A value

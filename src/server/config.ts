@@ -1,0 +1,46 @@
+import type { FeatureGates } from '../machinery/feature-gates.js';
+
+/** Everything `capstan serve` can be told, after flags and defaults. */
+export interface ServerConfig {
+  securePort: number;
+  bindAddress: string;
+  dataDir: string;
+  certDir: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  clientCaFile?: string;
+  storageBackend: 'sqlite' | 'memory' | 'etcd3';
+  /** --etcd-servers: client URLs of the etcd cluster (etcd3 backend). */
+  etcdServers: string[];
+  /** --etcd-prefix: root of every storage key (all backends). */
+  etcdPrefix: string;
+  etcdCaFile?: string;
+  etcdCertFile?: string;
+  etcdKeyFile?: string;
+  /** Milliseconds between etcd compactions (0: none); each keeps one interval of history. */
+  etcdCompactionInterval: number;
+  sqliteSynchronous: 'NORMAL' | 'FULL';
+  runtimeConfig: string[];
+  adminKubeconfig: string;
+  /** Milliseconds. */
+  livezGracePeriod: number;
+  /** Milliseconds /readyz reports failure before shutdown proceeds. */
+  shutdownDelay: number;
+  /** Milliseconds of store history kept for watches (compaction keeps at least this). */
+  watchHistory: number;
+  /** Events each resource's watch cache keeps at most. */
+  watchCacheCapacity: number;
+  /** --service-cluster-ip-range (IPv4 CIDR). */
+  serviceClusterIpRange: string;
+  /** --service-node-port-range (`first-last`). */
+  serviceNodePortRange: string;
+  /** --leader-elect: run leader-only work (controllers, compaction) only while holding the leader Lease. */
+  leaderElect: boolean;
+  /** Milliseconds: --leader-elect-lease-duration, --leader-elect-renew-deadline, --leader-elect-retry-period. */
+  leaderElectLeaseDuration: number;
+  leaderElectRenewDeadline: number;
+  leaderElectRetryPeriod: number;
+  verbosity: number;
+  /** --feature-gates, over the defaults. */
+  featureGates: FeatureGates;
+}
