@@ -3,15 +3,19 @@ import type { KubeObject } from '../machinery/object.js';
 import type { UserInfo } from '../machinery/context.js';
 
 /**
- * Admission: every write passes mutating plugins, then validating plugins,
- * before the registry stores it. Reads never do. A plugin rejects by throwing
- * an ApiError.
+ * Admission where kube-apiserver runs it: mutating plugins see the request's
+ * object before the resource's strategy (no uid, creationTimestamp or
+ * generated name yet on create), validating plugins see the fully formed
+ * object right before it is stored (the registry's createValidation /
+ * updateValidation / deleteValidation). Reads never pass admission. A plugin
+ * rejects by throwing an ApiError.
  */
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
 export interface AdmissionAttributes {
   operation: AdmissionOperation;
+  /** The served resource (group, version, kind, resource name). */
   resource: ResourceInfo;
   subresource: string;
   namespace: string;
@@ -20,12 +24,20 @@ export interface AdmissionAttributes {
   object?: KubeObject;
   /** The stored object (served version), for UPDATE and DELETE. */
   oldObject?: KubeObject;
+  /** The request's CreateOptions, UpdateOptions or DeleteOptions (as kube's admission.Attributes.GetOperationOptions). */
+  options?: Record<string, unknown>;
   dryRun: boolean;
   user?: UserInfo;
+  /** Adds a warning to the response's Warning header. */
+  addWarning?(text: string): void;
+  /** Records an audit annotation for the request (key → value; the first value of a key stays). */
+  addAuditAnnotation?(key: string, value: string): void;
 }
 
 export interface AdmissionPlugin {
   readonly name: string;
+  /** The operations the plugin takes part in (kube's Handles); every operation when absent. */
+  handles?(operation: AdmissionOperation): boolean;
   /** Mutating phase; may change attrs.object. */
   admit?(attrs: AdmissionAttributes): Promise<void>;
   /** Validating phase; must not change anything. */
@@ -33,10 +45,21 @@ export interface AdmissionPlugin {
 }
 
 export class AdmissionChain {
-  constructor(private readonly plugins: AdmissionPlugin[]) {}
+  constructor(private readonly plugins: readonly AdmissionPlugin[]) {}
 
+  /** The mutating phase, in plugin order. */
+  async admit(attrs: AdmissionAttributes): Promise<void> {
+    for (const p of this.plugins) if (p.admit && (p.handles?.(attrs.operation) ?? true)) await p.admit(attrs);
+  }
+
+  /** The validating phase, in plugin order. */
+  async validate(attrs: AdmissionAttributes): Promise<void> {
+    for (const p of this.plugins) if (p.validate && (p.handles?.(attrs.operation) ?? true)) await p.validate(attrs);
+  }
+
+  /** Both phases at once, for writes with no strategy between them (subresources answered by their own handlers). */
   async run(attrs: AdmissionAttributes): Promise<void> {
-    for (const p of this.plugins) if (p.admit) await p.admit(attrs);
-    for (const p of this.plugins) if (p.validate) await p.validate(attrs);
+    await this.admit(attrs);
+    await this.validate(attrs);
   }
 }

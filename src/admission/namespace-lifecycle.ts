@@ -21,7 +21,7 @@ export class NamespaceLifecycle implements AdmissionPlugin {
 
   constructor(private readonly getNamespace: (name: string) => Promise<KubeObject | undefined>) {}
 
-  async validate(attrs: AdmissionAttributes): Promise<void> {
+  async admit(attrs: AdmissionAttributes): Promise<void> {
     const res = attrs.resource;
     if (attrs.operation === 'DELETE' && res.group === '' && res.name === 'namespaces' && !attrs.subresource) {
       if (IMMORTAL_NAMESPACES.has(attrs.name)) {

@@ -1,30 +1,27 @@
 import type { TLSSocket } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
-import type { UserInfo } from '../machinery/context.js';
-import { unauthorized } from '../machinery/errors.js';
+import { AuthenticationError, type AuthenticationResult, type Authenticator } from './authenticator.js';
 
 /**
- * Authentication as kube-apiserver does it with --client-ca-file and anonymous
- * auth on: a client certificate verified against the client CA names the user
- * (CN) and groups (O); a request without credentials is system:anonymous; a
- * certificate that does not verify is 401.
+ * kube-apiserver's --client-ca-file authenticator: a client certificate
+ * verified against the client CA names the user (CN) and groups (O); no
+ * certificate is no opinion; a certificate that does not verify fails.
  */
-
-export const ANONYMOUS: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+export class ClientCertAuthenticator implements Authenticator {
+  async authenticate(req: IncomingMessage): Promise<AuthenticationResult | undefined> {
+    const socket = req.socket as TLSSocket;
+    if (typeof socket.getPeerCertificate !== 'function') return undefined;
+    const cert = socket.getPeerCertificate();
+    if (!cert || Object.keys(cert).length === 0) return undefined;
+    if (!socket.authorized) throw new AuthenticationError(`verifying certificate failed: ${String(socket.authorizationError ?? 'unknown authority')}`);
+    const cn = asList(cert.subject?.CN)[0];
+    if (!cn) throw new AuthenticationError('certificate has no common name');
+    const groups = asList(cert.subject?.O);
+    return { user: { username: cn, groups: [...groups, 'system:authenticated'] } };
+  }
+}
 
 function asList(v: string | string[] | undefined): string[] {
   if (v === undefined) return [];
   return Array.isArray(v) ? v : [v];
-}
-
-export function authenticate(req: IncomingMessage): UserInfo {
-  const socket = req.socket as TLSSocket;
-  if (typeof socket.getPeerCertificate !== 'function') return ANONYMOUS;
-  const cert = socket.getPeerCertificate();
-  if (!cert || Object.keys(cert).length === 0) return ANONYMOUS;
-  if (!socket.authorized) throw unauthorized();
-  const cn = asList(cert.subject?.CN)[0];
-  if (!cn) throw unauthorized();
-  const groups = asList(cert.subject?.O);
-  return { username: cn, groups: [...groups, 'system:authenticated'] };
 }

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
+import { RuntimeConfigError } from '../api/catalog.js';
 import { ApiServer } from '../server/apiserver.js';
 import { capstanPackageVersion, versionInfo } from '../server/version.js';
-import { configFromFlags, FLAG_SPECS } from './config.js';
-import { FlagError, usage } from './flags.js';
+import { configFromFlags, FLAG_SPECS } from '../server/options.js';
+import { FlagError, usage } from '../server/flags.js';
 
 const HELP = `Capstan: a Kubernetes-compatible API server.
 
@@ -36,7 +37,17 @@ async function serve(argv: string[]): Promise<number> {
     return 2;
   }
   const { config } = parsed;
-  const server = new ApiServer(config);
+  let server: ApiServer;
+  try {
+    server = new ApiServer({ config });
+  } catch (err) {
+    // kube-apiserver refuses an unusable --runtime-config before it starts serving.
+    if (err instanceof RuntimeConfigError) {
+      process.stderr.write(`Error: ${err.message}\nRun 'capstan serve --help' for usage.\n`);
+      return 2;
+    }
+    throw err;
+  }
   try {
     await server.start();
   } catch (err) {
@@ -45,7 +56,7 @@ async function serve(argv: string[]): Promise<number> {
     return 1;
   }
   const store = {
-    sqlite: `sqlite ${join(config.dataDir, 'capstan.db')}`,
+    sqlite: `sqlite ${join(config.dataDir ?? '', 'capstan.db')}`,
     etcd3: `etcd3 ${config.etcdServers.join(',')} ${config.etcdPrefix}`,
     memory: 'memory',
   }[config.storageBackend];

@@ -41,6 +41,17 @@ export interface WriteOptions {
   fieldValidation: FieldValidation;
 }
 
+/** The request's options as admission sees them (metav1.CreateOptions, UpdateOptions and PatchOptions share these fields). */
+export function createOptions(opts: WriteOptions, kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' = 'CreateOptions'): Record<string, unknown> {
+  return {
+    kind,
+    apiVersion: 'meta.k8s.io/v1',
+    ...(opts.dryRun ? { dryRun: ['All'] } : {}),
+    ...(opts.fieldManager ? { fieldManager: opts.fieldManager } : {}),
+    fieldValidation: opts.fieldValidation,
+  };
+}
+
 export function parseWriteOptions(scope: ResourceScope, kind: OptionsKind): WriteOptions {
   const q = scope.ctx.query;
   const fieldValidation = parseFieldValidation(q);
@@ -56,7 +67,11 @@ export async function handleCreate(scope: ResourceScope, admission: AdmissionCha
   const obj = recordUpdate(scope, undefined, decoded, updateManager(scope, opts.fieldManager));
   const meta = metaOf(obj);
   if (info.namespaced) meta.namespace = scope.namespace;
-  await scope.admit(admission, { operation: 'CREATE', name: meta.name ?? '', object: obj, dryRun: opts.dryRun });
-  const created = await scope.store.create(scope.toStorage(obj), info.namespaced ? scope.namespace : undefined, { dryRun: opts.dryRun });
+  const options = createOptions(opts);
+  await scope.admitMutating(admission, { operation: 'CREATE', name: meta.name ?? '', object: obj, options, dryRun: opts.dryRun });
+  const created = await scope.store.create(scope.toStorage(obj), info.namespaced ? scope.namespace : undefined, {
+    dryRun: opts.dryRun,
+    validate: scope.validatingAdmission(admission, { options, dryRun: opts.dryRun }),
+  });
   writeEncoded(ctx, 201, renderObject(scope, scope.toServed(created), neg.view), neg.encoding, neg.contentType);
 }

@@ -1,5 +1,5 @@
 import type { AdmissionChain } from '../admission/admission.js';
-import { apiVersionOf } from '../machinery/object.js';
+import { apiVersionOf, type KubeObject } from '../machinery/object.js';
 import { successStatus } from '../machinery/errors.js';
 import type { FeatureGates } from '../machinery/feature-gates.js';
 import { writeEncoded } from '../http/respond.js';
@@ -8,6 +8,23 @@ import { renderObject } from './get.js';
 import { listRequestFor } from './list.js';
 import { parseListParams } from './options.js';
 import type { ResourceScope } from './scope.js';
+
+/**
+ * A delete's admission, run by the registry on the object about to go, after
+ * the preconditions: both phases there, as kube's AdmissionToValidateObjectDeleteFunc.
+ */
+function deleteAdmission(scope: ResourceScope, admission: AdmissionChain, opts: { dryRun?: boolean }, ns: string | undefined, name: string): (current: KubeObject) => Promise<void> {
+  return (current) =>
+    scope.admit(admission, {
+      operation: 'DELETE',
+      subresource: '',
+      namespace: ns ?? '',
+      name,
+      oldObject: scope.toServed(current),
+      options: { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', ...(opts.dryRun ? { dryRun: ['All'] } : {}) },
+      dryRun: !!opts.dryRun,
+    });
+}
 
 export async function handleDelete(scope: ResourceScope, admission: AdmissionChain, gates: FeatureGates): Promise<void> {
   const { ctx, info } = scope;
@@ -22,9 +39,7 @@ export async function handleDelete(scope: ResourceScope, admission: AdmissionCha
     writeEncoded(ctx, 200, successStatus({ name: scope.name, kind: info.kind }), neg.encoding);
     return;
   }
-  const current = await scope.store.get(ns, scope.name);
-  await scope.admit(admission, { operation: 'DELETE', subresource: '', oldObject: scope.toServed(current), dryRun: !!opts.dryRun });
-  const result = await scope.store.delete(ns, scope.name, opts);
+  const result = await scope.store.delete(ns, scope.name, { ...opts, validate: deleteAdmission(scope, admission, opts, ns, scope.name) });
   let code = 200;
   if (!result.deleted && opts.orphanDependents === false) code = 202;
   if (result.deleted && !scope.store.strategy.returnDeletedObject) {
@@ -53,8 +68,7 @@ export async function handleDeleteCollection(scope: ResourceScope, admission: Ad
     const ns = info.namespaced ? obj.metadata?.namespace : undefined;
     const name = obj.metadata!.name!;
     try {
-      await scope.admit(admission, { operation: 'DELETE', subresource: '', namespace: ns ?? '', name, oldObject: scope.toServed(obj), dryRun: !!opts.dryRun });
-      const result = await scope.store.delete(ns, name, { ...opts, preconditions: {} });
+      const result = await scope.store.delete(ns, name, { ...opts, preconditions: {}, validate: deleteAdmission(scope, admission, opts, ns, name) });
       const { apiVersion: _a, kind: _k, ...item } = scope.toServed(result.object);
       items.push(item);
     } catch (err) {

@@ -1,9 +1,10 @@
 import type { AdmissionChain } from '../admission/admission.js';
+import type { Authorizer } from '../authz/authorizer.js';
 import type { ApiCatalog } from '../api/catalog.js';
 import type { NamespaceStore } from '../registry/namespaces.js';
 import type { Registry } from '../registry/registry.js';
 import type { RequestContext } from '../machinery/context.js';
-import { ApiError } from '../machinery/errors.js';
+import { ApiError, notImplemented } from '../machinery/errors.js';
 import type { FeatureGates } from '../machinery/feature-gates.js';
 import type { ResourceRequestInfo } from '../machinery/request-info.js';
 import { handleCreate } from './create.js';
@@ -26,6 +27,8 @@ export interface ResourceDeps {
   registry: Registry;
   admission: AdmissionChain;
   featureGates: FeatureGates;
+  /** Answers the access review APIs. */
+  authorizer: Authorizer;
   /** Aborted when the server shuts down (ends watches). */
   shutdown: AbortSignal;
 }
@@ -37,11 +40,6 @@ export function resourceNotFound(): ApiError {
 
 function methodNotAllowed(): ApiError {
   return new ApiError({ message: 'the server does not allow this method on the requested resource', reason: 'MethodNotAllowed', details: {}, code: 405 });
-}
-
-/** A clear answer for API surface that exists in Kubernetes but is not built yet. */
-export function notImplemented(what: string): ApiError {
-  return new ApiError({ message: `${what} is not implemented by this server yet`, reason: 'NotImplemented', details: {}, code: 501 });
 }
 
 /**
@@ -100,7 +98,7 @@ export async function serveResource(ctx: RequestContext, req: ResourceRequestInf
   if (info.namespaced && !req.namespace && (verb === 'create' || verb === 'deletecollection')) throw methodNotAllowed();
   const scope = new ResourceScope(ctx, req, info, deps.registry.storeFor(info));
   if (info.virtual) {
-    if (verb === 'create' && hasReviewHandler(info.group, info.name)) return handleReview(scope);
+    if (verb === 'create' && hasReviewHandler(info.group, info.name)) return handleReview(scope, deps.authorizer);
     const virtual = VIRTUAL_HANDLERS[`${info.group}/${info.name}`];
     if (verb === 'create' && virtual) return virtual(scope, deps);
     throw notImplemented(`${info.group ? `${info.name}.${info.group}` : info.name}`);

@@ -11,7 +11,7 @@ import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge-patch.js';
 import { patchSchemaFor } from '../patch/schema.js';
 import { toApiError } from '../patch/errors.js';
-import { parseWriteOptions } from './create.js';
+import { createOptions, parseWriteOptions } from './create.js';
 import { renderObject } from './get.js';
 import { applyConfiguration, recordUpdate, updateManager } from './field-manager.js';
 import { checkApplyPatch, checkPatchedObject, patchBodyStrictErrors, type PatchKind } from '../validation/fields/index.js';
@@ -128,9 +128,10 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
   // Compared with the live object's canonical quantities, "1000m" must read as the "1" it is.
   scope.canonicalize(applied as KubeObject);
   const subresource = scope.subresource === 'status' ? 'status' : '';
+  const options = createOptions(opts, 'PatchOptions');
   const result = await scope.store.update(
     info.namespaced ? scope.namespace : undefined,
-    { name: scope.name, dryRun: opts.dryRun, subresource, forceAllowCreate: subresource === '' },
+    { name: scope.name, dryRun: opts.dryRun, subresource, forceAllowCreate: subresource === '', validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }) },
     async (current) => {
       const live = current ? scope.toServed(current) : undefined;
       const merged = applyConfiguration(scope, live, applied as KubeObject, manager, force);
@@ -141,7 +142,7 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
         meta.name = scope.name;
         if (info.namespaced) meta.namespace = scope.namespace;
       }
-      await scope.admit(admission, { operation: live ? 'UPDATE' : 'CREATE', subresource, object: merged, ...(live ? { oldObject: live } : {}), dryRun: opts.dryRun });
+      await scope.admitMutating(admission, { operation: live ? 'UPDATE' : 'CREATE', subresource, object: merged, ...(live ? { oldObject: live } : {}), options, dryRun: opts.dryRun });
       return scope.toStorage(merged);
     },
   );
@@ -162,16 +163,17 @@ export async function handlePatch(scope: ResourceScope, admission: AdmissionChai
   const patcher = await readPatch(scope, info.definition, opts.fieldValidation);
   const manager = updateManager(scope, opts.fieldManager);
   const subresource = scope.subresource === 'status' ? 'status' : '';
+  const options = createOptions(opts, 'PatchOptions');
   const result = await scope.store.update(
     info.namespaced ? scope.namespace : undefined,
-    { name: scope.name, dryRun: opts.dryRun, subresource },
+    { name: scope.name, dryRun: opts.dryRun, subresource, validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }) },
     async (current) => {
       if (!current) throw notFound(scope.groupResource, scope.name);
       const served = scope.toServed(current);
       const result = patcher(cloneObject(served));
       scope.applyDefaults(result);
       const patched = recordUpdate(scope, served, result, manager);
-      await scope.admit(admission, { operation: 'UPDATE', subresource, object: patched, oldObject: served, dryRun: opts.dryRun });
+      await scope.admitMutating(admission, { operation: 'UPDATE', subresource, object: patched, oldObject: served, options, dryRun: opts.dryRun });
       return scope.toStorage(patched);
     },
   );

@@ -1,5 +1,5 @@
 import { isPlainObject } from '../codec/codec.js';
-import { decide, rulesFor, type AuthorizationAttributes } from '../authz/authorize.js';
+import type { AuthorizationAttributes, Authorizer } from '../authz/authorizer.js';
 import type { KubeObject } from '../machinery/object.js';
 import type { UserInfo } from '../machinery/context.js';
 import { invalid, type FieldError } from '../machinery/errors.js';
@@ -15,22 +15,23 @@ import type { ResourceScope } from './scope.js';
  * Nothing is stored; the response is the request with `status` filled in.
  */
 
-type ReviewHandler = (scope: ResourceScope, review: KubeObject, requester: UserInfo) => KubeObject;
+type ReviewHandler = (scope: ResourceScope, review: KubeObject, requester: UserInfo, authorizer: Authorizer) => Promise<KubeObject>;
 
 const HANDLERS: Record<string, ReviewHandler> = {
-  'authentication.k8s.io/selfsubjectreviews': (_scope, review, user) => ({
+  'authentication.k8s.io/selfsubjectreviews': async (_scope, review, user) => ({
     ...review,
     status: { userInfo: userInfoOf(user) },
   }),
-  'authorization.k8s.io/selfsubjectaccessreviews': (scope, review, user) => accessReview(scope, review, user, 'self'),
-  'authorization.k8s.io/subjectaccessreviews': (scope, review, user) => accessReview(scope, review, user, 'cluster'),
-  'authorization.k8s.io/localsubjectaccessreviews': (scope, review, user) => accessReview(scope, review, user, 'local'),
-  'authorization.k8s.io/selfsubjectrulesreviews': (scope, review, user) => {
+  'authorization.k8s.io/selfsubjectaccessreviews': (scope, review, user, authorizer) => accessReview(scope, review, user, 'self', authorizer),
+  'authorization.k8s.io/subjectaccessreviews': (scope, review, user, authorizer) => accessReview(scope, review, user, 'cluster', authorizer),
+  'authorization.k8s.io/localsubjectaccessreviews': (scope, review, user, authorizer) => accessReview(scope, review, user, 'local', authorizer),
+  'authorization.k8s.io/selfsubjectrulesreviews': async (scope, review, user, authorizer) => {
     const spec = isPlainObject(review.spec) ? (review.spec as { namespace?: unknown }) : {};
     if (typeof spec.namespace !== 'string' || spec.namespace === '') {
       throw invalid(scope.groupKind, '', [{ type: 'FieldValueRequired', field: 'spec.namespace' }]);
     }
-    return { ...review, status: { ...rulesFor(user), incomplete: false } };
+    const { resourceRules, nonResourceRules, incomplete } = await (authorizer.rulesFor?.(user, spec.namespace) ?? { resourceRules: [], nonResourceRules: [], incomplete: true });
+    return { ...review, status: { resourceRules, nonResourceRules, incomplete } };
   },
 };
 
@@ -60,7 +61,7 @@ function str(v: unknown): string {
 }
 
 /** Validation (pkg/apis/authorization/validation) and the authorizer's answer. */
-function accessReview(scope: ResourceScope, review: KubeObject, requester: UserInfo, kind: 'self' | 'cluster' | 'local'): KubeObject {
+async function accessReview(scope: ResourceScope, review: KubeObject, requester: UserInfo, kind: 'self' | 'cluster' | 'local', authorizer: Authorizer): Promise<KubeObject> {
   const spec = (isPlainObject(review.spec) ? review.spec : {}) as AccessSpec;
   const ra = isPlainObject(spec.resourceAttributes) ? spec.resourceAttributes : undefined;
   const nra = isPlainObject(spec.nonResourceAttributes) ? spec.nonResourceAttributes : undefined;
@@ -94,13 +95,14 @@ function accessReview(scope: ResourceScope, review: KubeObject, requester: UserI
         name: str(ra.name),
       }
     : { user: subject, verb: str(nra!.verb), resourceRequest: false, path: str(nra!.path) };
-  const decision = decide(attrs);
-  const status: Record<string, unknown> = { allowed: decision.allowed };
-  if (decision.reason) status.reason = decision.reason;
+  const { decision, reason } = await authorizer.authorize(attrs);
+  const status: Record<string, unknown> = { allowed: decision === 'Allow' };
+  if (decision === 'Deny') status.denied = true;
+  if (reason) status.reason = reason;
   return { ...review, status };
 }
 
-export async function handleReview(scope: ResourceScope): Promise<void> {
+export async function handleReview(scope: ResourceScope, authorizer: Authorizer): Promise<void> {
   const { ctx, info } = scope;
   const neg = scope.negotiate({ table: false });
   parseWriteOptions(scope, 'CreateOptions');
@@ -108,6 +110,6 @@ export async function handleReview(scope: ResourceScope): Promise<void> {
   const metadata = { ...(review.metadata ?? {}) };
   if (info.namespaced) metadata.namespace = scope.namespace;
   const handler = HANDLERS[`${info.group}/${info.name}`]!;
-  const answered = handler(scope, { ...review, metadata }, ctx.user!);
+  const answered = await handler(scope, { ...review, metadata }, ctx.user!, authorizer);
   writeEncoded(ctx, 201, answered, neg.encoding, neg.contentType);
 }

@@ -7,7 +7,7 @@ import { apiVersionOf } from '../machinery/object.js';
 import { applyDefaults, canonicalizeQuantities } from '../registry/defaults/index.js';
 import { toServedVersion, toStorageVersion } from '../registry/convert.js';
 import type { KubeObject } from '../machinery/object.js';
-import type { ResourceStore } from '../registry/resource-store.js';
+import type { ResourceStore, ValidateAdmission } from '../registry/resource-store.js';
 import type { GroupKind, GroupResource } from '../machinery/errors.js';
 import type { RequestContext } from '../machinery/context.js';
 import type { ResourceRequestInfo } from '../machinery/request-info.js';
@@ -17,7 +17,7 @@ import type { ResourceRequestInfo } from '../machinery/request-info.js';
  * kind), the registry that stores it, and where in it the request points.
  */
 /** What an admission call says itself; the rest comes from the request (ResourceScope.admit). */
-export type AdmitAttributes = Omit<AdmissionAttributes, 'resource' | 'namespace' | 'name' | 'subresource' | 'user'> &
+export type AdmitAttributes = Omit<AdmissionAttributes, 'resource' | 'namespace' | 'name' | 'subresource' | 'user' | 'addWarning' | 'addAuditAnnotation'> &
   Partial<Pick<AdmissionAttributes, 'namespace' | 'name' | 'subresource'>>;
 
 export class ResourceScope {
@@ -75,12 +75,56 @@ export class ResourceScope {
   private servedType: ServedType | undefined;
 
   /**
-   * Runs admission for this request: the resource, namespace, name,
-   * subresource and user come from the request unless the call names them.
+   * Runs both admission phases for this request: the resource, namespace,
+   * name, subresource and user come from the request unless the call names
+   * them. For writes whose strategy runs between the phases, see
+   * admitMutating and validatingAdmission.
    */
   admit(admission: AdmissionChain, attrs: AdmitAttributes): Promise<void> {
-    const user = this.ctx.user;
-    return admission.run({ resource: this.info, namespace: this.namespace, name: this.name, subresource: this.subresource, ...attrs, ...(user ? { user } : {}) });
+    return admission.run(this.admissionAttributes(attrs));
+  }
+
+  /** The mutating phase, before the registry's strategy. */
+  admitMutating(admission: AdmissionChain, attrs: AdmitAttributes): Promise<void> {
+    return admission.admit(this.admissionAttributes(attrs));
+  }
+
+  /**
+   * The validating phase as the registry calls it, on the fully formed object
+   * in its storage version (kube's createValidation / updateValidation).
+   */
+  validatingAdmission(admission: AdmissionChain, attrs: Omit<AdmitAttributes, 'operation' | 'object' | 'oldObject' | 'name'>): ValidateAdmission {
+    return (obj, old) =>
+      admission.validate(
+        this.admissionAttributes({
+          ...attrs,
+          operation: old ? 'UPDATE' : 'CREATE',
+          name: obj.metadata?.name ?? this.name,
+          object: this.toServed(obj),
+          ...(old ? { oldObject: this.toServed(old) } : {}),
+        }),
+      );
+  }
+
+  /** The validating phase of a delete, on the object about to be deleted (kube's deleteValidation). */
+  deleteValidation(admission: AdmissionChain, attrs: Omit<AdmitAttributes, 'operation' | 'object' | 'oldObject'>): (current: KubeObject) => Promise<void> {
+    return (current) => admission.validate(this.admissionAttributes({ ...attrs, operation: 'DELETE', oldObject: this.toServed(current) }));
+  }
+
+  private admissionAttributes(attrs: AdmitAttributes): AdmissionAttributes {
+    const ctx = this.ctx;
+    return {
+      resource: this.info,
+      namespace: this.namespace,
+      name: this.name,
+      subresource: this.subresource,
+      ...attrs,
+      ...(ctx.user ? { user: ctx.user } : {}),
+      addWarning: (text) => ctx.warnings.push(text),
+      addAuditAnnotation: (key, value) => {
+        if (!ctx.auditAnnotations.has(key)) ctx.auditAnnotations.set(key, value);
+      },
+    };
   }
 
   /** What decoding a request does in kube: the served version's defaults and canonical quantities, in place. */

@@ -2,7 +2,7 @@ import type { AdmissionChain } from '../admission/admission.js';
 import { metaOf } from '../machinery/object.js';
 import { badRequest } from '../machinery/errors.js';
 import { writeEncoded } from '../http/respond.js';
-import { checkBodyObject, parseWriteOptions } from './create.js';
+import { checkBodyObject, createOptions, parseWriteOptions } from './create.js';
 import { renderObject } from './get.js';
 import { readValidatedBody } from './validated-body.js';
 import { recordUpdate, updateManager } from './field-manager.js';
@@ -22,13 +22,14 @@ export async function handleUpdate(scope: ResourceScope, admission: AdmissionCha
   scope.applyDefaults(obj);
   const manager = updateManager(scope, opts.fieldManager);
   const subresource = scope.subresource === 'status' ? 'status' : '';
+  const options = createOptions(opts, 'UpdateOptions');
   const result = await scope.store.update(
     info.namespaced ? scope.namespace : undefined,
-    { name: scope.name, dryRun: opts.dryRun, subresource },
+    { name: scope.name, dryRun: opts.dryRun, subresource, validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }) },
     async (current) => {
       const old = current ? scope.toServed(current) : undefined;
       const updated = recordUpdate(scope, old, obj, manager);
-      await scope.admit(admission, { operation: current ? 'UPDATE' : 'CREATE', subresource, object: updated, ...(old ? { oldObject: old } : {}), dryRun: opts.dryRun });
+      await scope.admitMutating(admission, { operation: current ? 'UPDATE' : 'CREATE', subresource, object: updated, ...(old ? { oldObject: old } : {}), options, dryRun: opts.dryRun });
       return scope.toStorage(updated);
     },
   );

@@ -137,7 +137,7 @@ export function writeError(ctx: RequestContext, err: unknown): void {
   const expected = err instanceof ApiError || isStoreUnavailable(err);
   const apiErr = err instanceof ApiError ? err : isStoreUnavailable(err) ? serviceUnavailable(`storage is unavailable: ${err.message}`) : internalError(err);
   if (!expected) {
-    process.stderr.write(`E ${new Date().toISOString()} ${ctx.method} ${ctx.url.pathname}: ${(err as Error)?.stack ?? String(err)}\n`);
+    ctx.logger.error(`${ctx.method} ${ctx.url.pathname}: ${(err as Error)?.stack ?? String(err)}`);
   }
   if (ctx.res.headersSent) {
     ctx.res.destroy();

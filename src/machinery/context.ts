@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestInfo } from './request-info.js';
+import { stderrLogger, type Logger } from './logger.js';
+
+const DEFAULT_LOGGER = stderrLogger();
 
 /** Who made the request, as authentication established it. */
 export interface UserInfo {
@@ -19,6 +22,10 @@ export class RequestContext {
   user: UserInfo | undefined;
   /** Warning header values to send with the response. */
   readonly warnings: string[] = [];
+  /** Audit annotations the request's handlers and admission add (key → value). */
+  readonly auditAnnotations = new Map<string, string>();
+
+  logger: Logger = DEFAULT_LOGGER;
 
   constructor(
     readonly req: IncomingMessage,

@@ -283,3 +283,8 @@ export function successStatus(details?: StatusDetails): Status {
   if (details) s.details = details;
   return s;
 }
+
+/** A clear answer for API surface that exists in Kubernetes but is not built yet. */
+export function notImplemented(what: string): ApiError {
+  return new ApiError({ message: `${what} is not implemented by this server yet`, reason: 'NotImplemented', details: {}, code: 501 });
+}

@@ -29,6 +29,7 @@ export class NamespaceStore extends ResourceStore {
     const meta = current.metadata!;
     this.checkDeletePreconditions(current, opts);
     if (!meta.deletionTimestamp) {
+      await opts.validate?.(current);
       const result = await this.update(
         undefined,
         {

@@ -48,7 +48,15 @@ export interface UpdateOptions {
   name: string;
   /** Create when missing even where the type does not allow it on PUT (server-side apply). */
   forceAllowCreate?: boolean;
+  validate?: ValidateAdmission;
 }
+
+/**
+ * Validating admission as the registry runs it (kube's createValidation /
+ * updateValidation): on the fully formed object, after the strategy, right
+ * before the write; `old` is the stored object on updates. Throws to refuse.
+ */
+export type ValidateAdmission = (obj: KubeObject, old: KubeObject | undefined) => Promise<void>;
 
 /** Computes the desired object from the current one (undefined when absent). May throw ApiError. */
 export type UpdateFunc = (current: KubeObject | undefined) => KubeObject | Promise<KubeObject>;
@@ -63,6 +71,8 @@ export interface DeleteOptions {
   gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
   propagationPolicy?: string;
+  /** Validating admission on the object about to be deleted, after the preconditions (kube's deleteValidation). */
+  validate?: (current: KubeObject) => Promise<void>;
 }
 
 export interface DeleteResult {
@@ -183,7 +193,7 @@ export class ResourceStore {
     return obj;
   }
 
-  async create(input: KubeObject, namespace: string | undefined, opts: { dryRun?: boolean } = {}): Promise<KubeObject> {
+  async create(input: KubeObject, namespace: string | undefined, opts: { dryRun?: boolean; validate?: ValidateAdmission } = {}): Promise<KubeObject> {
     const rv = input.metadata?.resourceVersion;
     if (!opts.dryRun && typeof rv === 'string' && /^\d+$/.test(rv) && Number(rv) > 0) {
       // kube-apiserver's storage refuses this with a reasonless 500 (ErrResourceVersionSetOnCreate).
@@ -194,6 +204,7 @@ export class ResourceStore {
       const obj = this.prepareCreate(input, namespace);
       const meta = metaOf(obj);
       const key = this.key(namespace, meta.name!);
+      await opts.validate?.(obj, undefined);
       if (opts.dryRun) {
         if (await this.store.get(key)) throw alreadyExists(this.groupResource, meta.name!);
         return obj;
@@ -233,7 +244,7 @@ export class ResourceStore {
         // Create-on-update ignores the body's resourceVersion, as kube-apiserver does.
         const { resourceVersion: _ignored, ...meta } = metaOf(desired);
         try {
-          const created = await this.create({ ...desired, metadata: { ...meta, name: opts.name } }, namespace, { dryRun: !!opts.dryRun });
+          const created = await this.create({ ...desired, metadata: { ...meta, name: opts.name } }, namespace, { dryRun: !!opts.dryRun, ...(opts.validate ? { validate: opts.validate } : {}) });
           return { object: created, created: true };
         } catch (err) {
           if (err instanceof ApiError && err.reason === 'AlreadyExists') continue;
@@ -254,6 +265,7 @@ export class ResourceStore {
         ]);
       }
       const next = this.prepareUpdate(desired, current, opts.subresource ?? '', opts.mutateSystemFields);
+      await opts.validate?.(next, current);
       const nextMeta = metaOf(next);
       delete nextMeta.resourceVersion;
       const unchanged = jsonEqual(next, { ...current, metadata: { ...current.metadata, resourceVersion: undefined } });
@@ -369,6 +381,7 @@ export class ResourceStore {
       const current = this.decode(kv);
       const meta = current.metadata!;
       this.checkDeletePreconditions(current, opts);
+      await opts.validate?.(current);
       const grace = this.strategy.gracePeriodSeconds?.(current, opts.gracePeriodSeconds) ?? 0;
       const pendingFinalizers = this.hasPendingFinalizers(current);
       if (pendingFinalizers || grace > 0) {

@@ -4,11 +4,13 @@ import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { AdmissionChain } from '../admission/admission.js';
+import { AdmissionChain, type AdmissionPlugin } from '../admission/admission.js';
 import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { ApiCatalog } from '../api/catalog.js';
-import { authenticate } from '../authn/client-cert.js';
-import { authorize } from '../authz/authorize.js';
+import { UnionAuthenticator, type Authenticator } from '../authn/authenticator.js';
+import { ClientCertAuthenticator } from '../authn/client-cert.js';
+import { UnionAuthorizer, type Authorizer } from '../authz/authorizer.js';
+import { InterimAuthorizer } from '../authz/interim.js';
 import type { ServerConfig } from './config.js';
 import type { Controller } from '../controllers/controller.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
@@ -18,7 +20,7 @@ import { KubernetesService } from '../controllers/kubernetes-service.js';
 import { ClusterIpAllocator, NodePortAllocator } from '../registry/services/allocators.js';
 import { parseCidr } from '../registry/services/cidr.js';
 import type { ServiceStore } from '../registry/services/service-store.js';
-import { notImplemented, serveResource } from '../handlers/dispatch.js';
+import { serveResource } from '../handlers/dispatch.js';
 import { HealthChecks } from '../observability/health.js';
 import { Metrics } from '../observability/metrics.js';
 import { Registry } from '../registry/registry.js';
@@ -36,24 +38,57 @@ import { LeaderGatedController, runWhileLeading } from '../controllers/leader-ga
 import '../registry/conversions/index.js';
 import { RequestContext } from '../machinery/context.js';
 import { isApiError } from '../machinery/errors.js';
+import { stderrLogger, type Logger } from '../machinery/logger.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { NonResourceRoutes } from './non-resource.js';
 import { ensurePki, type ServerPki } from './pki.js';
 import { parseRequestInfo } from '../machinery/request-info.js';
 import { writeError } from '../http/respond.js';
+import { authentication } from './filters/authentication.js';
+import { authorization } from './filters/authorization.js';
+import { chain, type Handler } from './filters/chain.js';
+import { impersonation } from './filters/impersonation.js';
+import { defaultConfig } from './options.js';
+
+/**
+ * What an embedder may hand the server; everything has a default, so
+ * `new ApiServer()` is a working server on a free port with a memory store
+ * that writes nothing to disk.
+ */
+export interface ApiServerOptions {
+  /** Settings with kube-apiserver's flag names, over `defaultConfig()`. */
+  config?: Partial<ServerConfig>;
+  /** The storage; default: the one `config.storageBackend` names. A given store is not closed by `stop()`. */
+  store?: Store;
+  /** Serving certificate, client CA and admin credentials; default: generated (under config.certDir when set, else in memory). */
+  pki?: ServerPki;
+  /** Authenticators, asked in order; default: client certificates. Anonymous requests are system:anonymous unless `anonymousAuth` is false. */
+  authenticators?: Authenticator[];
+  anonymousAuth?: boolean;
+  /** Authorizers, asked in order (the first Allow or Deny decides); default: the interim authorizer. */
+  authorizers?: Authorizer[];
+  /** Admission plugins run after the built-in ones (NamespaceLifecycle). */
+  admissionPlugins?: AdmissionPlugin[];
+  /** More controllers, started once the server listens and stopped with it. */
+  controllers?: Controller[];
+  logger?: Logger;
+}
 
 /**
  * One Capstan API server: storage, registry, controllers and the HTTPS
  * listener, wired together. `start()` returns once it serves; `stop()` drains.
+ * Instances share no state, so several can run in one process.
  */
 export class ApiServer {
+  readonly config: ServerConfig;
   readonly catalog: ApiCatalog;
   readonly health = new HealthChecks();
+  readonly logger: Logger;
   private store!: Store;
   registry!: Registry;
   private admission!: AdmissionChain;
   private server: Server | undefined;
-  private pki!: ServerPki;
+  pki!: ServerPki;
   private readonly controllers: Controller[] = [];
   private readonly shutdownController = new AbortController();
   private systemNamespaces!: SystemNamespaces;
@@ -61,6 +96,8 @@ export class ApiServer {
   /** Set when several processes may share the store (etcd3 with --leader-elect). */
   private elector: LeaderElector | undefined;
   private routes!: NonResourceRoutes;
+  private readonly handler: Handler;
+  private readonly authorizer: Authorizer;
   private shuttingDown = false;
   private synced = false;
   /** Resolves once every controller's informers have their initial state. */
@@ -70,23 +107,29 @@ export class ApiServer {
   url = '';
   port = 0;
 
-  constructor(readonly config: ServerConfig) {
-    this.catalog = ApiCatalog.load({ runtimeConfig: config.runtimeConfig });
+  constructor(private readonly options: ApiServerOptions = {}) {
+    this.config = defaultConfig(options.config);
+    this.logger = options.logger ?? stderrLogger(this.config.verbosity);
+    this.catalog = ApiCatalog.load({ runtimeConfig: this.config.runtimeConfig });
+    this.authorizer = new UnionAuthorizer(options.authorizers ?? [new InterimAuthorizer()]);
+    this.handler = this.buildHandler();
   }
 
   async start(): Promise<void> {
     const cfg = this.config;
-    mkdirSync(cfg.dataDir, { recursive: true });
-    this.pki = await ensurePki({
-      certDir: cfg.certDir,
-      servingNames: cfg.bindAddress && cfg.bindAddress !== '0.0.0.0' && cfg.bindAddress !== '::' ? [cfg.bindAddress] : [],
-      ...(cfg.tlsCertFile ? { tlsCertFile: cfg.tlsCertFile } : {}),
-      ...(cfg.tlsPrivateKeyFile ? { tlsPrivateKeyFile: cfg.tlsPrivateKeyFile } : {}),
-      ...(cfg.clientCaFile ? { clientCaFile: cfg.clientCaFile } : {}),
-      adminUser: 'capstan-admin',
-      adminGroups: ['system:masters'],
-    });
-    this.store = await openStore(cfg);
+    if (cfg.dataDir !== undefined) mkdirSync(cfg.dataDir, { recursive: true });
+    this.pki =
+      this.options.pki ??
+      (await ensurePki({
+        ...(cfg.certDir !== undefined ? { certDir: cfg.certDir } : {}),
+        servingNames: cfg.bindAddress && cfg.bindAddress !== '0.0.0.0' && cfg.bindAddress !== '::' ? [cfg.bindAddress] : [],
+        ...(cfg.tlsCertFile ? { tlsCertFile: cfg.tlsCertFile } : {}),
+        ...(cfg.tlsPrivateKeyFile ? { tlsPrivateKeyFile: cfg.tlsPrivateKeyFile } : {}),
+        ...(cfg.clientCaFile ? { clientCaFile: cfg.clientCaFile } : {}),
+        adminUser: 'capstan-admin',
+        adminGroups: ['system:masters'],
+      }));
+    this.store = this.options.store ?? (await openStore(cfg));
     this.registry = new Registry(this.store, new KeyLayout({ root: cfg.etcdPrefix }), { ...DEFAULT_WATCH_CACHE_OPTIONS, historyMs: cfg.watchHistory, capacity: cfg.watchCacheCapacity }, cfg.featureGates);
     const nsInfo = this.catalog.resource('', 'v1', 'namespaces')!;
     const namespaces = this.registry.storeFor(nsInfo);
@@ -99,6 +142,7 @@ export class ApiServer {
           throw err;
         }
       }),
+      ...(this.options.admissionPlugins ?? []),
     ]);
 
     this.elector = this.leaderElector();
@@ -127,6 +171,7 @@ export class ApiServer {
 
     this.registerHealthChecks();
     await this.listen();
+    this.controllers.push(...(this.options.controllers ?? []));
     this.controllers.push(
       this.leaderOnly('kubernetes-service', () => new KubernetesService(
         {
@@ -150,17 +195,21 @@ export class ApiServer {
       .then(() => {
         this.synced = true;
       });
-    this.controllersSynced.catch((err: unknown) => process.stderr.write(`capstan: controller start failed: ${(err as Error).message}\n`));
+    this.controllersSynced.catch((err: unknown) => this.logger.error(`controller start failed: ${(err as Error).message}`));
     this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry), `${this.config.bindAddress}:${this.port}`);
-    if (this.pki.admin) {
-      writeKubeconfig(cfg.adminKubeconfig, {
-        server: this.url.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]'),
-        caPem: this.pki.servingCa,
-        clientCertPem: this.pki.admin.cert,
-        clientKeyPem: this.pki.admin.key,
-        user: 'capstan-admin',
-      });
-    }
+    if (this.pki.admin && cfg.adminKubeconfig !== undefined) writeKubeconfig(cfg.adminKubeconfig, this.adminKubeconfig());
+  }
+
+  /** What the admin kubeconfig holds: this server's URL, CA and admin client certificate (when the server has one). */
+  adminKubeconfig(): Parameters<typeof writeKubeconfig>[1] {
+    if (!this.pki.admin) throw new Error('this server has no admin credentials (the client CA is not its own)');
+    return {
+      server: this.url.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]'),
+      caPem: this.pki.servingCa,
+      clientCertPem: this.pki.admin.cert,
+      clientKeyPem: this.pki.admin.key,
+      user: 'capstan-admin',
+    };
   }
 
   /**
@@ -196,11 +245,16 @@ export class ApiServer {
     // Not in livez: a process is alive while its store is away, and restarting it would not help.
     this.health.add({ name: 'etcd', endpoints: ['readyz', 'healthz'], check: storeCheck });
     this.health.add({ name: 'etcd-readiness', endpoints: ['readyz'], check: storeCheck });
+    const systemNamespacesDone = (): void => {
+      if (!this.systemNamespaces.done) throw new Error('not finished');
+    };
+    this.health.add({ name: 'poststarthook/start-system-namespaces-controller', endpoints: ['readyz', 'healthz'], check: systemNamespacesDone });
+    // --livez-grace-period: until it has passed since start, /livez takes unfinished post-start hooks as finishing.
     this.health.add({
       name: 'poststarthook/start-system-namespaces-controller',
-      endpoints: ['livez', 'readyz', 'healthz'],
+      endpoints: ['livez'],
       check: () => {
-        if (!this.systemNamespaces.done) throw new Error('not finished');
+        if (this.uptimeMs >= this.config.livezGracePeriod) systemNamespacesDone();
       },
     });
     this.health.add({
@@ -250,6 +304,31 @@ export class ApiServer {
     });
   }
 
+  /**
+   * kube-apiserver's handler chain, outermost first: request info (the
+   * RequestContext), authentication, impersonation, authorization, then the
+   * resource handlers or the non-resource routes. Audit and priority and
+   * fairness take their places between these as they are built.
+   */
+  private buildHandler(): Handler {
+    const authenticator = new UnionAuthenticator(this.options.authenticators ?? [new ClientCertAuthenticator()]);
+    return chain(
+      [authentication(authenticator, { anonymous: this.options.anonymousAuth ?? true }), impersonation, authorization(this.authorizer)],
+      (ctx) => {
+        const info = ctx.info;
+        if (!info.isResourceRequest) return this.routes.serve(ctx);
+        return serveResource(ctx, info, {
+          catalog: this.catalog,
+          registry: this.registry,
+          admission: this.admission,
+          authorizer: this.authorizer,
+          featureGates: this.config.featureGates,
+          shutdown: this.shutdownController.signal,
+        });
+      },
+    );
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let url: URL;
     try {
@@ -258,27 +337,14 @@ export class ApiServer {
       res.writeHead(400).end();
       return;
     }
-    const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
-    const ctx = new RequestContext(req, res, info, url);
+    const ctx = new RequestContext(req, res, parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams), url);
+    ctx.logger = this.logger;
     try {
-      ctx.user = authenticate(req);
-      // Acting as another user must not silently run as the caller.
-      if (Object.keys(req.headers).some((h) => h.startsWith('impersonate-'))) throw notImplemented('impersonation (Impersonate-* headers)');
-      authorize(ctx.user, info);
-      if (info.isResourceRequest) {
-        await serveResource(ctx, info, {
-          catalog: this.catalog,
-          registry: this.registry,
-          admission: this.admission,
-          featureGates: this.config.featureGates,
-          shutdown: this.shutdownController.signal,
-        });
-      } else {
-        await this.routes.serve(ctx);
-      }
+      await this.handler(ctx);
     } catch (err) {
       writeError(ctx, err);
     }
+    if (this.logger.v(3)) this.logger.info(requestLogLine(ctx));
   }
 
   /** Graceful stop: readyz fails for --shutdown-delay-duration, watches end, in-flight requests finish. */
@@ -300,12 +366,19 @@ export class ApiServer {
         setTimeout(() => server.closeAllConnections(), 5000).unref();
       });
     }
-    await this.store?.close();
+    if (!this.options.store) await this.store?.close();
   }
 
   get uptimeMs(): number {
     return Date.now() - this.startedAt;
   }
+}
+
+/** kube's httplog line, written at -v=3 and above once a request is answered. */
+function requestLogLine(ctx: RequestContext): string {
+  const latency = Number(process.hrtime.bigint() - ctx.started) / 1e6;
+  const ua = ctx.header('user-agent') ?? '';
+  return `"HTTP" verb="${ctx.method}" URI="${ctx.req.url ?? ''}" latency="${latency.toFixed(3)}ms" userAgent="${ua}" audit-ID="${ctx.auditId}" srcIP="${ctx.req.socket.remoteAddress ?? ''}:${ctx.req.socket.remotePort ?? ''}" resp=${ctx.res.statusCode}`;
 }
 
 /** kube-system Lease whose holder runs the leader-only work. */
@@ -323,6 +396,7 @@ async function openStore(cfg: ServerConfig): Promise<Store> {
         ...(cfg.etcdKeyFile ? { keyFile: cfg.etcdKeyFile } : {}),
       });
     case 'sqlite':
+      if (cfg.dataDir === undefined) throw new Error('the sqlite storage backend needs a data directory');
       return SqliteStore.open({ path: join(cfg.dataDir, 'capstan.db'), synchronous: cfg.sqliteSynchronous });
   }
 }

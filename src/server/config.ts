@@ -4,8 +4,10 @@ import type { FeatureGates } from '../machinery/feature-gates.js';
 export interface ServerConfig {
   securePort: number;
   bindAddress: string;
-  dataDir: string;
-  certDir: string;
+  /** Where the embedded store, generated certificates and the admin kubeconfig live; without it nothing is written to disk. */
+  dataDir?: string;
+  /** Generated certificates are kept here and reused (default <dataDir>/pki); without it they live in memory. */
+  certDir?: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
   clientCaFile?: string;
@@ -21,7 +23,8 @@ export interface ServerConfig {
   etcdCompactionInterval: number;
   sqliteSynchronous: 'NORMAL' | 'FULL';
   runtimeConfig: string[];
-  adminKubeconfig: string;
+  /** Where the admin kubeconfig is written (default <dataDir>/admin.kubeconfig); without it none is. */
+  adminKubeconfig?: string;
   /** Milliseconds. */
   livezGracePeriod: number;
   /** Milliseconds /readyz reports failure before shutdown proceeds. */

@@ -30,7 +30,8 @@ export interface ServerPki {
 }
 
 export interface PkiOptions {
-  certDir: string;
+  /** Where generated certificates are kept and reused; without it they are made in memory and never written. */
+  certDir?: string;
   /** Extra names for the serving certificate (hostnames or IPs). */
   servingNames: string[];
   tlsCertFile?: string;
@@ -55,7 +56,8 @@ const DAY_MS = 24 * 3600 * 1000;
 type X509Module = typeof import('@peculiar/x509');
 
 export async function ensurePki(opts: PkiOptions): Promise<ServerPki> {
-  mkdirSync(opts.certDir, { recursive: true, mode: 0o700 });
+  const certDir = opts.certDir;
+  if (certDir !== undefined) mkdirSync(certDir, { recursive: true, mode: 0o700 });
   let x509: X509Module | undefined;
   const lib = async (): Promise<X509Module> => {
     if (!x509) {
@@ -67,15 +69,21 @@ export async function ensurePki(opts: PkiOptions): Promise<ServerPki> {
     return x509;
   };
 
-  const caCertPath = join(opts.certDir, 'ca.crt');
-  const caKeyPath = join(opts.certDir, 'ca.key');
-  let ca: PemPair;
-  if (existsSync(caCertPath) && existsSync(caKeyPath) && stillValid(readFileSync(caCertPath, 'utf8'), [])) {
-    ca = { cert: readFileSync(caCertPath, 'utf8'), key: readFileSync(caKeyPath, 'utf8') };
-  } else {
-    ca = await createCa(await lib(), 'capstan-ca');
-    writePair(caCertPath, caKeyPath, ca);
-  }
+  /** The pair kept as `<name>.crt`/`.key` in the cert dir while `reusable` accepts it, else a new one (saved there). */
+  const kept = async (name: string, reusable: (certPem: string) => boolean, create: () => Promise<PemPair>): Promise<PemPair> => {
+    if (certDir === undefined) return create();
+    const certPath = join(certDir, `${name}.crt`);
+    const keyPath = join(certDir, `${name}.key`);
+    if (existsSync(certPath) && existsSync(keyPath)) {
+      const cert = readFileSync(certPath, 'utf8');
+      if (reusable(cert)) return { cert, key: readFileSync(keyPath, 'utf8') };
+    }
+    const pair = await create();
+    writePair(certPath, keyPath, pair);
+    return pair;
+  };
+
+  const ca = await kept('ca', (pem) => stillValid(pem, []), async () => createCa(await lib(), 'capstan-ca'));
 
   const pki: ServerPki = { serving: ca };
   if (opts.tlsCertFile || opts.tlsPrivateKeyFile) {
@@ -85,14 +93,11 @@ export async function ensurePki(opts: PkiOptions): Promise<ServerPki> {
     pki.serving = { cert: readFileSync(opts.tlsCertFile, 'utf8'), key: readFileSync(opts.tlsPrivateKeyFile, 'utf8') };
   } else {
     const names = [...new Set([...DEFAULT_SERVING_NAMES, ...opts.servingNames])];
-    const certPath = join(opts.certDir, 'apiserver.crt');
-    const keyPath = join(opts.certDir, 'apiserver.key');
-    if (existsSync(certPath) && existsSync(keyPath) && stillValid(readFileSync(certPath, 'utf8'), names, ca.cert)) {
-      pki.serving = { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8') };
-    } else {
-      pki.serving = await issue(await lib(), ca, { commonName: 'capstan-apiserver', organizations: [], names, usage: 'server' });
-      writePair(certPath, keyPath, pki.serving);
-    }
+    pki.serving = await kept(
+      'apiserver',
+      (pem) => stillValid(pem, names, ca.cert),
+      async () => issue(await lib(), ca, { commonName: 'capstan-apiserver', organizations: [], names, usage: 'server' }),
+    );
     pki.servingCa = ca.cert;
   }
 
@@ -105,18 +110,15 @@ export async function ensurePki(opts: PkiOptions): Promise<ServerPki> {
   // An admin credential is only useful when the CA we can sign with is one the
   // server trusts for client certificates.
   if (pki.clientCa.includes(ca.cert.trim())) {
-    const certPath = join(opts.certDir, 'admin.crt');
-    const keyPath = join(opts.certDir, 'admin.key');
     const subjectOk = (pem: string): boolean => {
       const subject = new X509Certificate(pem).subject;
       return subject.includes(`CN=${opts.adminUser}`) && opts.adminGroups.every((g) => subject.includes(`O=${g}`));
     };
-    if (existsSync(certPath) && existsSync(keyPath) && stillValid(readFileSync(certPath, 'utf8'), [], ca.cert) && subjectOk(readFileSync(certPath, 'utf8'))) {
-      pki.admin = { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8') };
-    } else {
-      pki.admin = await issue(await lib(), ca, { commonName: opts.adminUser, organizations: opts.adminGroups, names: [], usage: 'client' });
-      writePair(certPath, keyPath, pki.admin);
-    }
+    pki.admin = await kept(
+      'admin',
+      (pem) => stillValid(pem, [], ca.cert) && subjectOk(pem),
+      async () => issue(await lib(), ca, { commonName: opts.adminUser, organizations: opts.adminGroups, names: [], usage: 'client' }),
+    );
   }
   return pki;
 }

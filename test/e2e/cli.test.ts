@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ROOT, removeDir, startServer, tempDir } from '../helpers/server.js';
+import { http, ROOT, removeDir, startServer, tempDir } from '../helpers/server.js';
 
 /** `capstan serve` as a user runs it: flags, exit codes, ready line, graceful stop. */
 
@@ -21,6 +21,26 @@ describe('capstan CLI', () => {
     assert.equal(backend.status, 2);
     assert.match(backend.stderr, /--etcd-servers must be specified/);
     assert.equal(run('frobnicate').status, 2);
+  });
+
+  it('refuses an unknown --runtime-config group with a clear error and exit code 2', () => {
+    const r = run('serve', '--runtime-config', 'nosuch.example.com/v1=true', '--storage-backend', 'memory', '--data-dir', tempDir());
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /^Error: unknown api groups nosuch\.example\.com\n/);
+    assert.doesNotMatch(r.stderr, /\bat /, 'no stack trace');
+  });
+
+  it('logs each request at -v=3 and none at the default verbosity', async () => {
+    for (const [args, logged] of [[['-v', '3'], true], [[], false]] as const) {
+      const server = await startServer({ args: [...args] });
+      try {
+        assert.equal((await http(server, 'GET', '/version?probe=1')).status, 200);
+      } finally {
+        await server.stop();
+      }
+      const line = /"HTTP" verb="GET" URI="\/version\?probe=1" latency="[\d.]+ms" userAgent="[^"]*" audit-ID="[0-9a-f-]{36}" srcIP="[^"]+" resp=200/;
+      assert.equal(line.test(server.output()), logged, server.output());
+    }
   });
 
   it('prints help with the kube-apiserver flag names', () => {

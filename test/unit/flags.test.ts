@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { join } from 'node:path';
 
-import { FlagError, parseDuration, parseFlags, usage, type FlagSpec, type FlagValue } from '../../src/cli/flags.js';
-import { FLAG_SPECS, configFromFlags, defaultConfig } from '../../src/cli/config.js';
+import { FlagError, parseDuration, parseFlags, usage, type FlagSpec, type FlagValue } from '../../src/server/flags.js';
+import { FLAG_SPECS, configFromFlags, defaultConfig } from '../../src/server/options.js';
 import { FeatureGates } from '../../src/machinery/feature-gates.js';
 
 const SPECS: FlagSpec[] = [

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { FlagError, parseFlags, type FlagSpec, type ParsedFlags } from './flags.js';
 import { parseCidr } from '../registry/services/cidr.js';
 import { FeatureGateError, FeatureGates, featureGatesHelp } from '../machinery/feature-gates.js';
-import type { ServerConfig } from '../server/config.js';
+import type { ServerConfig } from './config.js';
 
 export const FLAG_SPECS: FlagSpec[] = [
   { name: 'secure-port', type: 'int', default: '6443', help: 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.' },
@@ -117,8 +117,18 @@ function featureGatesFromFlag(values: string[]): FeatureGates {
   }
 }
 
-/** Defaults for programmatic use (tests, embedding): memory store, free port. */
-export function defaultConfig(overrides: Partial<ServerConfig> & { dataDir: string }): ServerConfig {
-  const { config } = configFromFlags(['--data-dir', overrides.dataDir]);
-  return { ...config, ...overrides, certDir: overrides.certDir ?? join(overrides.dataDir, 'pki'), adminKubeconfig: overrides.adminKubeconfig ?? join(overrides.dataDir, 'admin.kubeconfig') };
+/**
+ * Defaults for programmatic use (tests, embedding): the flags' defaults with
+ * the memory store on a free port and nothing on disk; a given dataDir
+ * places certificates and the admin kubeconfig under it, as `serve` does.
+ */
+export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConfig {
+  const { config } = configFromFlags(['--storage-backend', 'memory', '--secure-port', '0']);
+  const { dataDir: _d, certDir: _c, adminKubeconfig: _k, ...flagDefaults } = config;
+  const dataDir = overrides.dataDir;
+  return {
+    ...flagDefaults,
+    ...overrides,
+    ...(dataDir !== undefined ? { certDir: overrides.certDir ?? join(dataDir, 'pki'), adminKubeconfig: overrides.adminKubeconfig ?? join(dataDir, 'admin.kubeconfig') } : {}),
+  };
 }

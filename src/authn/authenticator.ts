@@ -1,0 +1,48 @@
+import type { IncomingMessage } from 'node:http';
+import type { UserInfo } from '../machinery/context.js';
+
+/**
+ * Authentication as kube-apiserver structures it (k8s.io/apiserver
+ * authenticator.Request): each authenticator looks at the request and
+ * answers with a user, with no opinion (the credential it knows is absent),
+ * or fails (the credential it knows is present and wrong: the request is 401).
+ */
+
+export interface AuthenticationResult {
+  user: UserInfo;
+  /** The credential's audiences, where it names them (tokens). */
+  audiences?: string[];
+}
+
+export interface Authenticator {
+  /** undefined: no opinion. A rejected promise: the credential is invalid. */
+  authenticate(req: IncomingMessage): Promise<AuthenticationResult | undefined>;
+}
+
+/** Raised by an authenticator whose credential is present but invalid. */
+export class AuthenticationError extends Error {}
+
+/**
+ * kube's union authenticator: the first authenticator that names a user
+ * wins; when none does and some failed, the request fails with every
+ * failure; when all have no opinion, so does the union.
+ */
+export class UnionAuthenticator implements Authenticator {
+  constructor(private readonly authenticators: readonly Authenticator[]) {}
+
+  async authenticate(req: IncomingMessage): Promise<AuthenticationResult | undefined> {
+    const failures: string[] = [];
+    for (const a of this.authenticators) {
+      try {
+        const result = await a.authenticate(req);
+        if (result) return result;
+      } catch (err) {
+        failures.push(err instanceof Error ? err.message : String(err));
+      }
+    }
+    if (failures.length > 0) throw new AuthenticationError(failures.join(', '));
+    return undefined;
+  }
+}
+
+export const ANONYMOUS: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
