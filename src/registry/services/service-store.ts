@@ -1,6 +1,6 @@
 import { internalError, invalid, type FieldError } from '../../machinery/errors.js';
 import { cloneObject, type KubeObject } from '../../machinery/object.js';
-import { generateName, ResourceStore, type DeleteOptions, type DeleteResult, type UpdateFunc, type UpdateOptions, type UpdateResult } from '../resource-store.js';
+import { generateName, ResourceStore, type DeleteOptions, type DeleteResult, type UpdateFunc, type UpdateOptions, type UpdateResult, type ValidateAdmission } from '../resource-store.js';
 import { AllocationError, type ClusterIpAllocator, type NodePortAllocator, type ServiceRef } from './allocators.js';
 import { familiesToAllocate, initServiceIPFamilies, normalizeClusterIPs, setAllocatedClusterIPs, type IPFamily } from '../defaults/index.js';
 
@@ -201,7 +201,7 @@ export class ServiceStore extends ResourceStore {
     await this.release({ ips, ports }, owner);
   }
 
-  override async create(input: KubeObject, namespace: string | undefined, opts: { dryRun?: boolean } = {}): Promise<KubeObject> {
+  override async create(input: KubeObject, namespace: string | undefined, opts: { dryRun?: boolean; validate?: ValidateAdmission } = {}): Promise<KubeObject> {
     const next = cloneObject(input);
     // The name is settled first so the IPAddress objects can point at the Service.
     const meta = next.metadata ?? (next.metadata = {});
