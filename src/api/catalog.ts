@@ -11,7 +11,8 @@ import {
   type RuntimeConfigMatcher,
 } from './runtime-config.js';
 import type { Catalog, GroupInfo, ResourceInfo, Stability, SubresourceInfo, VersionInfo } from './types.js';
-import { compareKubeAwareVersions } from './versions.js';
+import { compareKubeAwareVersions, stabilityOf } from './versions.js';
+import type { JsonObject } from '../machinery/json.js';
 
 export { parseRuntimeConfig, RuntimeConfigError, type RuntimeConfigEntry } from './runtime-config.js';
 
@@ -84,6 +85,7 @@ export class ApiCatalog {
   private readonly resourceIndex = new Map<string, ResourceInfo>();
   private enabledCache: { generation: number; groups: EnabledGroup[]; byName: Map<string, EnabledGroup> } | undefined;
   private nameIndexCache: { generation: number; index: Map<string, ResourceInfo[]> } | undefined;
+  private readonly customDefinitions = new Map<string, Readonly<Record<string, JsonObject>>>();
 
   /** Loads the generated catalog and applies the options. */
   static load(options: ApiCatalogOptions = {}): ApiCatalog {
@@ -330,6 +332,40 @@ export class ApiCatalog {
     this.versionEnabled.set(gvKey(groupName, version.version), true);
     for (const r of version.resources) this.resourceIndex.set(gvrKey(groupName, version.version, r.name), r);
     this.generation++;
+  }
+
+  /**
+   * Serves one more resource in a group-version, creating either as needed
+   * (resources added at run time; the Registry calls this). `definitions`
+   * are the OpenAPI definitions the resource's schema adds.
+   */
+  addCustomResource(info: ResourceInfo, definitions: Readonly<Record<string, JsonObject>> = {}): void {
+    const existing = this.groupsByName.get(info.group)?.versions.find((v) => v.version === info.version);
+    const resources = [...(existing?.resources ?? []).filter((r) => r.name !== info.name), info].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.customDefinitions.set(gvrKey(info.group, info.version, info.name), definitions);
+    this.setCustomGroupVersion(info.group, {
+      version: info.version,
+      stability: existing?.stability ?? stabilityOf(info.version),
+      enabledByDefault: true,
+      resources,
+    });
+  }
+
+  /** Stops serving a resource added with addCustomResource (and its version and group once empty). */
+  removeCustomResource(group: string, version: string, name: string): void {
+    const existing = this.groupsByName.get(group)?.versions.find((v) => v.version === version);
+    if (!existing?.resources.some((r) => r.name === name)) return;
+    this.customDefinitions.delete(gvrKey(group, version, name));
+    const resources = existing.resources.filter((r) => r.name !== name);
+    if (resources.length === 0) this.removeCustomGroupVersion(group, version);
+    else this.setCustomGroupVersion(group, { ...existing, resources });
+  }
+
+  /** OpenAPI definitions of the resources added at run time, by definition name. */
+  definitionsAdded(): Record<string, JsonObject> {
+    const out: Record<string, JsonObject> = {};
+    for (const defs of this.customDefinitions.values()) Object.assign(out, defs);
+    return out;
   }
 
   removeCustomGroupVersion(groupName: string, version: string): void {

@@ -1,5 +1,5 @@
 import { isApiError } from '../machinery/errors.js';
-import { NAMESPACE_FINALIZER, type NamespaceStore } from '../registry/namespaces.js';
+import { finalizeNamespace, NAMESPACE_FINALIZER } from '../registry/namespaces.js';
 import { cloneObject, nowTimestamp, type KubeObject } from '../machinery/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { Informer, WorkQueue } from './informer.js';
@@ -29,7 +29,7 @@ export class NamespaceDeleter implements Controller {
   private readonly queue: WorkQueue;
 
   constructor(
-    private readonly namespaces: NamespaceStore,
+    private readonly namespaces: ResourceStore,
     /** The stores of every namespaced resource, evaluated per run (the set can change). */
     private readonly contentStores: () => ResourceStore[],
   ) {
@@ -92,7 +92,7 @@ export class NamespaceDeleter implements Controller {
       return;
     }
     const rest = finalizers.filter((f) => f !== NAMESPACE_FINALIZER);
-    await this.namespaces.finalize(name, rest, {});
+    await finalizeNamespace(this.namespaces, name, rest, {});
   }
 
   private async deleteNamespace(name: string): Promise<void> {

@@ -1,7 +1,6 @@
 import type { AdmissionChain } from '../admission/admission.js';
 import type { Authorizer } from '../authz/authorizer.js';
 import type { ApiCatalog } from '../api/catalog.js';
-import type { NamespaceStore } from '../registry/namespaces.js';
 import type { Registry } from '../registry/registry.js';
 import type { RequestContext } from '../machinery/context.js';
 import { ApiError, notImplemented } from '../machinery/errors.js';
@@ -51,7 +50,7 @@ type SubresourceHandler = (scope: ResourceScope, deps: ResourceDeps) => Promise<
 const core = (deps: ResourceDeps, name: string): ResourceStore => deps.registry.storeFor(deps.catalog.resource('', 'v1', name)!);
 
 const SUBRESOURCE_HANDLERS: Record<string, SubresourceHandler> = {
-  '/namespaces/finalize': (scope) => handleFinalize(scope, scope.store as NamespaceStore),
+  '/namespaces/finalize': (scope) => handleFinalize(scope),
   'apps/deployments/scale': (scope, deps) => handleScale(scope, deps.admission),
   'apps/replicasets/scale': (scope, deps) => handleScale(scope, deps.admission),
   'apps/statefulsets/scale': (scope, deps) => handleScale(scope, deps.admission),

@@ -1,4 +1,4 @@
-import type { NamespaceStore } from '../registry/namespaces.js';
+import { finalizeNamespace } from '../registry/namespaces.js';
 import { badRequest, invalid } from '../machinery/errors.js';
 import { readObjectBody } from '../http/body.js';
 import { writeEncoded } from '../http/respond.js';
@@ -7,7 +7,7 @@ import { renderObject } from './get.js';
 import type { ResourceScope } from './scope.js';
 
 /** PUT /api/v1/namespaces/<name>/finalize: replaces spec.finalizers only. */
-export async function handleFinalize(scope: ResourceScope, namespaces: NamespaceStore): Promise<void> {
+export async function handleFinalize(scope: ResourceScope): Promise<void> {
   const { ctx } = scope;
   const neg = scope.negotiate();
   const opts = parseWriteOptions(scope, 'UpdateOptions');
@@ -20,6 +20,6 @@ export async function handleFinalize(scope: ResourceScope, namespaces: Namespace
     throw invalid(scope.groupKind, scope.name, [{ type: 'FieldValueInvalid', field: 'spec.finalizers', value: raw, detail: 'must be a list of strings' }]);
   }
   const rv = obj.metadata?.resourceVersion;
-  const result = await namespaces.finalize(scope.name, raw as string[], { dryRun: opts.dryRun, ...(rv ? { resourceVersion: rv } : {}) });
+  const result = await finalizeNamespace(scope.store, scope.name, raw as string[], { dryRun: opts.dryRun, ...(rv ? { resourceVersion: rv } : {}) });
   writeEncoded(ctx, 200, renderObject(scope, scope.toServed(result.object), neg.view), neg.encoding, neg.contentType);
 }

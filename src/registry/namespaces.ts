@@ -1,6 +1,7 @@
 import { conflict, notFound } from '../machinery/errors.js';
 import { cloneObject, metaOf, nowTimestamp, type KubeObject } from '../machinery/object.js';
-import { ResourceStore, type DeleteOptions, type DeleteResult, type UpdateResult } from './resource-store.js';
+import type { ResourceStore, UpdateResult } from './resource-store.js';
+import type { StoreHooks } from './descriptor.js';
 
 /**
  * Namespaces delete in two steps, as kube-apiserver's namespace registry does:
@@ -19,18 +20,21 @@ function specFinalizers(ns: KubeObject): string[] {
   return Array.isArray(spec?.finalizers) ? (spec!.finalizers as string[]) : [];
 }
 
-export class NamespaceStore extends ResourceStore {
-  protected override hasPendingFinalizers(obj: KubeObject): boolean {
-    return super.hasPendingFinalizers(obj) || specFinalizers(obj).length > 0;
-  }
+/**
+ * The namespace REST's behaviour around the generic store: spec.finalizers
+ * keep a Terminating namespace stored, and the first DELETE only marks it
+ * Terminating.
+ */
+export const NAMESPACE_HOOKS: StoreHooks = {
+  pendingFinalizers: (obj) => specFinalizers(obj).length > 0,
 
-  override async delete(_namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
-    const current = await this.get(undefined, name);
+  async delete(store, _namespace, name, opts, next) {
+    const current = await store.get(undefined, name);
     const meta = current.metadata!;
-    this.checkDeletePreconditions(current, opts);
+    store.checkDeletePreconditions(current, opts);
     if (!meta.deletionTimestamp) {
       await opts.validate?.(current);
-      const result = await this.update(
+      const result = await store.update(
         undefined,
         {
           name,
@@ -43,7 +47,7 @@ export class NamespaceStore extends ResourceStore {
           },
         },
         (cur) => {
-          if (!cur) throw notFound(this.groupResource, name);
+          if (!cur) throw notFound(store.groupResource, name);
           const next = cloneObject(cur);
           delete metaOf(next).resourceVersion;
           next.status = { ...((next.status as object | undefined) ?? {}), phase: 'Terminating' };
@@ -52,20 +56,20 @@ export class NamespaceStore extends ResourceStore {
       );
       return { object: result.object, deleted: false };
     }
-    if (specFinalizers(current).length > 0) throw conflict(this.groupResource, name, PURGE_MESSAGE);
-    return super.delete(undefined, name, opts);
-  }
+    if (specFinalizers(current).length > 0) throw conflict(store.groupResource, name, PURGE_MESSAGE);
+    return next();
+  },
+};
 
-  /** PUT …/namespaces/<name>/finalize: only spec.finalizers changes. */
-  async finalize(name: string, finalizers: string[], opts: { dryRun?: boolean; resourceVersion?: string }): Promise<UpdateResult> {
-    return this.update(undefined, { name, dryRun: !!opts.dryRun, subresource: 'internal' }, (cur) => {
-      if (!cur) throw notFound(this.groupResource, name);
-      const next = cloneObject(cur);
-      const meta = metaOf(next);
-      if (opts.resourceVersion) meta.resourceVersion = opts.resourceVersion;
-      else delete meta.resourceVersion;
-      next.spec = { ...((next.spec as object | undefined) ?? {}), finalizers };
-      return next;
-    });
-  }
+/** PUT …/namespaces/<name>/finalize: only spec.finalizers changes. */
+export function finalizeNamespace(store: ResourceStore, name: string, finalizers: string[], opts: { dryRun?: boolean; resourceVersion?: string }): Promise<UpdateResult> {
+  return store.update(undefined, { name, dryRun: !!opts.dryRun, subresource: 'internal' }, (cur) => {
+    if (!cur) throw notFound(store.groupResource, name);
+    const next = cloneObject(cur);
+    const meta = metaOf(next);
+    if (opts.resourceVersion) meta.resourceVersion = opts.resourceVersion;
+    else delete meta.resourceVersion;
+    next.spec = { ...((next.spec as object | undefined) ?? {}), finalizers };
+    return next;
+  });
 }

@@ -11,6 +11,7 @@ import type { Strategy } from './strategy.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validate-meta.js';
 import { CorruptObjectError, corruptListError, decodeStoredObject } from '../storage/stored-object.js';
 import { FeatureGates } from '../machinery/feature-gates.js';
+import type { CreateOptions, StatusStrategy, StoreHooks } from './descriptor.js';
 
 /**
  * The generic registry of one resource (kube-apiserver's genericregistry.Store):
@@ -21,7 +22,8 @@ import { FeatureGates } from '../machinery/feature-gates.js';
  * to the requested version is the handler's job.
  */
 
-export interface ResourceDescriptor {
+/** What the generic store needs to know of the resource it stores (from its ResourceDescriptor). */
+export interface StoredResource {
   group: string;
   resource: string;
   /** Kind in the storage version, for Invalid errors. */
@@ -94,17 +96,28 @@ export function generateName(base: string): string {
   return b + suffix;
 }
 
+/** Behaviour the store takes from its descriptor beyond the strategy. */
+export interface StoreBehaviour {
+  hooks?: StoreHooks;
+  statusStrategy?: StatusStrategy;
+}
+
 export class ResourceStore {
   readonly cache: WatchCache;
   private readonly reader: ResourceReader;
+  private readonly hooks: StoreHooks;
+  private readonly statusStrategy: StatusStrategy;
 
   constructor(
-    readonly desc: ResourceDescriptor,
+    readonly desc: StoredResource,
     readonly strategy: Strategy,
     private readonly store: Store,
     cacheOptions: WatchCacheOptions = DEFAULT_WATCH_CACHE_OPTIONS,
     gates: FeatureGates = FeatureGates.defaults(),
+    behaviour: StoreBehaviour = {},
   ) {
+    this.hooks = behaviour.hooks ?? {};
+    this.statusStrategy = behaviour.statusStrategy ?? { metadata: 'request' };
     this.cache = new WatchCache(store, desc.prefix, (kv, revision) => this.decode(kv, revision), cacheOptions);
     const aggregateCorrupt = gates.enabled('AllowUnsafeMalformedObjectDeletion');
     this.reader = new ResourceReader(this.cache, { ...desc, unreadable: (corrupt) => corruptListError(this.groupResource, corrupt, aggregateCorrupt) });
@@ -193,7 +206,14 @@ export class ResourceStore {
     return obj;
   }
 
-  async create(input: KubeObject, namespace: string | undefined, opts: { dryRun?: boolean; validate?: ValidateAdmission } = {}): Promise<KubeObject> {
+  /** Creates the object (through the descriptor's create hook, when it has one). */
+  create(input: KubeObject, namespace: string | undefined, opts: CreateOptions = {}): Promise<KubeObject> {
+    const hook = this.hooks.create;
+    if (!hook) return this.createGeneric(input, namespace, opts);
+    return hook(this, input, namespace, opts, (next) => this.createGeneric(next, namespace, opts));
+  }
+
+  private async createGeneric(input: KubeObject, namespace: string | undefined, opts: CreateOptions): Promise<KubeObject> {
     const rv = input.metadata?.resourceVersion;
     if (!opts.dryRun && typeof rv === 'string' && /^\d+$/.test(rv) && Number(rv) > 0) {
       // kube-apiserver's storage refuses this with a reasonless 500 (ErrResourceVersionSetOnCreate).
@@ -234,7 +254,13 @@ export class ResourceStore {
    * new object from the current one; a write race re-runs it on fresh state.
    * A client-supplied resourceVersion that is not the current one is a 409.
    */
-  async update(namespace: string | undefined, opts: UpdateOptions, tryUpdate: UpdateFunc): Promise<UpdateResult> {
+  update(namespace: string | undefined, opts: UpdateOptions, tryUpdate: UpdateFunc): Promise<UpdateResult> {
+    const hook = this.hooks.update;
+    if (!hook) return this.updateGeneric(namespace, opts, tryUpdate);
+    return hook(this, namespace, opts, tryUpdate, (wrapped) => this.updateGeneric(namespace, opts, wrapped));
+  }
+
+  private async updateGeneric(namespace: string | undefined, opts: UpdateOptions, tryUpdate: UpdateFunc): Promise<UpdateResult> {
     const key = this.key(namespace, opts.name);
     for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
       const kv = await this.store.get(key);
@@ -300,7 +326,7 @@ export class ResourceStore {
   }
 
   /** DeleteOptions.preconditions: a uid or resourceVersion that is not the object's is a 409. */
-  protected checkDeletePreconditions(current: KubeObject, opts: DeleteOptions): void {
+  checkDeletePreconditions(current: KubeObject, opts: DeleteOptions): void {
     const meta = current.metadata!;
     const pre = opts.preconditions;
     if (pre?.uid && pre.uid !== meta.uid) {
@@ -316,8 +342,8 @@ export class ResourceStore {
   }
 
   /** Finalizers that keep a Terminating object stored (namespaces add spec.finalizers). */
-  protected hasPendingFinalizers(obj: KubeObject): boolean {
-    return (obj.metadata?.finalizers?.length ?? 0) > 0;
+  private hasPendingFinalizers(obj: KubeObject): boolean {
+    return (obj.metadata?.finalizers?.length ?? 0) > 0 || this.hooks.pendingFinalizers?.(obj) === true;
   }
 
   /** The stored form of an update: system fields kept, status split, generation, validation. */
@@ -325,9 +351,15 @@ export class ResourceStore {
     let next: KubeObject;
     const curMeta = current.metadata!;
     if (mode === 'status') {
-      // A status write changes status (and metadata); everything else stays.
+      // A status write changes status (and, for built-in types, metadata); everything else stays.
       next = cloneObject(current);
-      next.metadata = cloneObject(desired.metadata ?? {});
+      if (this.statusStrategy.metadata === 'request') next.metadata = cloneObject(desired.metadata ?? {});
+      else {
+        // Only managedFields follow the request: they track the status write itself.
+        const managedFields = desired.metadata?.managedFields;
+        if (managedFields === undefined) delete metaOf(next).managedFields;
+        else metaOf(next).managedFields = cloneObject(managedFields);
+      }
       next.status = cloneObject(desired.status);
       if (desired.status === undefined) delete next.status;
     } else {
@@ -373,7 +405,13 @@ export class ResourceStore {
    * Delete with kube's two phases: objects with finalizers (or a grace period)
    * become Terminating; others are removed in this request.
    */
-  async delete(namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
+  delete(namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
+    const hook = this.hooks.delete;
+    if (!hook) return this.deleteGeneric(namespace, name, opts);
+    return hook(this, namespace, name, opts, () => this.deleteGeneric(namespace, name, opts));
+  }
+
+  private async deleteGeneric(namespace: string | undefined, name: string, opts: DeleteOptions): Promise<DeleteResult> {
     const key = this.key(namespace, name);
     for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
       const kv = await this.store.get(key);

@@ -19,7 +19,7 @@ import { SystemNamespaces } from '../controllers/system-namespaces.js';
 import { KubernetesService } from '../controllers/kubernetes-service.js';
 import { ClusterIpAllocator, NodePortAllocator } from '../registry/services/allocators.js';
 import { parseCidr } from '../registry/services/cidr.js';
-import type { ServiceStore } from '../registry/services/service-store.js';
+import { ServiceAllocation } from '../registry/services/service-store.js';
 import { serveResource } from '../handlers/dispatch.js';
 import { HealthChecks } from '../observability/health.js';
 import { Metrics } from '../observability/metrics.js';
@@ -130,7 +130,7 @@ export class ApiServer {
         adminGroups: ['system:masters'],
       }));
     this.store = this.options.store ?? (await openStore(cfg));
-    this.registry = new Registry(this.store, new KeyLayout({ root: cfg.etcdPrefix }), { ...DEFAULT_WATCH_CACHE_OPTIONS, historyMs: cfg.watchHistory, capacity: cfg.watchCacheCapacity }, cfg.featureGates);
+    this.registry = new Registry(this.store, new KeyLayout({ root: cfg.etcdPrefix }), { ...DEFAULT_WATCH_CACHE_OPTIONS, historyMs: cfg.watchHistory, capacity: cfg.watchCacheCapacity }, cfg.featureGates, this.catalog);
     const nsInfo = this.catalog.resource('', 'v1', 'namespaces')!;
     const namespaces = this.registry.storeFor(nsInfo);
     this.admission = new AdmissionChain([
@@ -153,12 +153,15 @@ export class ApiServer {
     this.controllers.push(this.systemNamespaces);
     const core = (name: string): ResourceStore => this.registry.storeFor(this.catalog.resource('', 'v1', name)!);
     const networking = (name: string): ResourceStore => this.registry.storeFor(this.catalog.knownResource('networking.k8s.io', 'v1', name)!);
-    const services = core('services') as ServiceStore;
-    services.setAllocators({
-      clusterIps: new ClusterIpAllocator(cfg.serviceClusterIpRange, networking('ipaddresses')),
-      nodePorts: new NodePortAllocator(cfg.serviceNodePortRange, this.store),
-    });
-    this.controllers.push(this.leaderOnly('namespace-deleter', () => new NamespaceDeleter(this.registry.namespaces, () => this.registry.namespacedStores(this.catalog.allResources().filter((r) => r.isObject)))));
+    const services = core('services');
+    const allocation = this.registry.descriptorFor(this.catalog.resource('', 'v1', 'services')!).hooks;
+    if (allocation instanceof ServiceAllocation) {
+      allocation.setAllocators({
+        clusterIps: new ClusterIpAllocator(cfg.serviceClusterIpRange, networking('ipaddresses')),
+        nodePorts: new NodePortAllocator(cfg.serviceNodePortRange, this.store),
+      });
+    }
+    this.controllers.push(this.leaderOnly('namespace-deleter', () => new NamespaceDeleter(namespaces, () => this.registry.namespacedStores(this.catalog.allResources().filter((r) => r.isObject)))));
     this.controllers.push(this.leaderOnly('namespace-defaults', () => new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), this.pki.servingCa ?? this.pki.serving.cert)));
     // etcd keeps one --etcd-compaction-interval of history (kube-apiserver's
     // compactor); the embedded stores keep the watch cache's window.

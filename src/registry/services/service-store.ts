@@ -1,6 +1,7 @@
 import { internalError, invalid, type FieldError } from '../../machinery/errors.js';
 import { cloneObject, type KubeObject } from '../../machinery/object.js';
-import { generateName, ResourceStore, type DeleteOptions, type DeleteResult, type UpdateFunc, type UpdateOptions, type UpdateResult, type ValidateAdmission } from '../resource-store.js';
+import { generateName, type UpdateFunc } from '../resource-store.js';
+import type { StoreHooks } from '../descriptor.js';
 import { AllocationError, type ClusterIpAllocator, type NodePortAllocator, type ServiceRef } from './allocators.js';
 import { familiesToAllocate, initServiceIPFamilies, normalizeClusterIPs, setAllocatedClusterIPs, type IPFamily } from '../defaults/index.js';
 
@@ -8,7 +9,8 @@ import { familiesToAllocate, initServiceIPFamilies, normalizeClusterIPs, setAllo
 const CLUSTER_FAMILIES: readonly IPFamily[] = ['IPv4'];
 
 /**
- * Services: kube-apiserver's service REST wraps the generic store to allocate
+ * Services: kube-apiserver's service REST wraps the generic store (here: the
+ * Service descriptor's store hooks) to allocate
  * a cluster IP (and node ports for NodePort/LoadBalancer) before the object
  * is stored, keep them across updates that omit them, hand out or take back
  * what a type change needs, and free everything when the Service goes — with
@@ -86,7 +88,7 @@ function dropTypeDependentFields(spec: ServiceSpec, prev: ServiceSpec): void {
   }
 }
 
-export class ServiceStore extends ResourceStore {
+export class ServiceAllocation implements StoreHooks {
   private allocators: ServiceAllocators | undefined;
 
   /** Wired after construction: the IP allocator writes IPAddress objects through another store. */
@@ -201,23 +203,23 @@ export class ServiceStore extends ResourceStore {
     await this.release({ ips, ports }, owner);
   }
 
-  override async create(input: KubeObject, namespace: string | undefined, opts: { dryRun?: boolean; validate?: ValidateAdmission } = {}): Promise<KubeObject> {
-    const next = cloneObject(input);
+  readonly create: NonNullable<StoreHooks['create']> = async (_store, input, namespace, opts, next) => {
+    const obj = cloneObject(input);
     // The name is settled first so the IPAddress objects can point at the Service.
-    const meta = next.metadata ?? (next.metadata = {});
+    const meta = obj.metadata ?? (obj.metadata = {});
     if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
     const owner = this.owner(namespace, meta.name);
     const reserved: Reserved = { ips: [], ports: [] };
     try {
-      await this.allocate(next, undefined, owner, reserved, !!opts.dryRun);
-      return await super.create(next, namespace, opts);
+      await this.allocate(obj, undefined, owner, reserved, !!opts.dryRun);
+      return await next(obj);
     } catch (err) {
       await this.release(reserved, owner);
       throw err;
     }
-  }
+  };
 
-  override async update(namespace: string | undefined, opts: UpdateOptions, tryUpdate: UpdateFunc): Promise<UpdateResult> {
+  readonly update: NonNullable<StoreHooks['update']> = async (_store, namespace, opts, tryUpdate, next) => {
     const owner = this.owner(namespace, opts.name);
     const reserved: Reserved = { ips: [], ports: [] };
     let before: KubeObject | undefined;
@@ -231,18 +233,18 @@ export class ServiceStore extends ResourceStore {
       return desired;
     };
     try {
-      const result = await super.update(namespace, opts, wrapped);
+      const result = await next(wrapped);
       if (before && !opts.dryRun && !result.created) await this.releaseDropped(before, result.object, owner);
       return result;
     } catch (err) {
       await this.release(reserved, owner);
       throw err;
     }
-  }
+  };
 
-  override async delete(namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
-    const result = await super.delete(namespace, name, opts);
+  readonly delete: NonNullable<StoreHooks['delete']> = async (_store, namespace, name, opts, next) => {
+    const result = await next();
     if (result.deleted && !opts.dryRun) await this.releaseDropped(result.object, undefined, this.owner(namespace, name));
     return result;
-  }
+  };
 }

@@ -1,0 +1,99 @@
+import type { ApplySchema } from '../apply/index.js';
+import type { ResourceInfo } from '../api/types.js';
+import type { TableConvertor } from '../codec/table-convertor.js';
+import type { JsonObject } from '../machinery/json.js';
+import type { KubeObject } from '../machinery/object.js';
+import type { FieldSupport } from './field-selectors.js';
+import type { DeleteOptions, DeleteResult, ResourceStore, UpdateFunc, UpdateOptions, UpdateResult, ValidateAdmission } from './resource-store.js';
+import type { Strategy } from './strategy.js';
+
+/**
+ * Everything the server knows about one served resource (`group/resource`,
+ * every served version of it): what kube-apiserver's genericregistry.Store
+ * and its REST wrappers hold. Built-in descriptors are assembled in
+ * builtin-descriptors.ts; run-time types (custom-descriptors.ts) are added to
+ * and removed from the Registry while the server runs. Handlers reach a
+ * type's behaviour only through its descriptor (ResourceScope.descriptor).
+ */
+export interface ResourceDescriptor {
+  /** Served group and plural name (shared by every served version). */
+  readonly group: string;
+  readonly resource: string;
+  readonly namespaced: boolean;
+  /** The stored resource whose store serves this one (events.k8s.io events live with core events). */
+  readonly storage: { readonly group: string; readonly resource: string; readonly kind: string };
+  /** Storage key layout: the prefix of every key, with a trailing slash. */
+  readonly prefix: string;
+  /** Create, update and delete strategy, validation included (kube's Strategy.Validate*). */
+  readonly strategy: Strategy;
+  /** What a write through the status subresource may change. */
+  readonly statusStrategy: StatusStrategy;
+  readonly schema: SchemaHandle;
+  /** Defaults of a served version, in place (kube's scheme defaulters, run on decode). */
+  defaults(info: ResourceInfo, obj: KubeObject): void;
+  /** Quantities in canonical form, in place: what decoding into Go types does to any body. */
+  canonicalize(info: ResourceInfo, obj: KubeObject): void;
+  /** Rows of `as=Table`. */
+  readonly table: TableConvertor;
+  /** Field labels for field selectors and how to read them. */
+  readonly fields: FieldSupport;
+  /** Served version ↔ storage version. Never mutates its input. */
+  toStorage(obj: KubeObject, info: ResourceInfo): KubeObject;
+  toServed(obj: KubeObject, info: ResourceInfo): KubeObject;
+  /** Subresources with behaviour of their own, by name (the rest of the catalog's answer 501). */
+  readonly subresources: ReadonlyMap<string, SubresourceKind>;
+  /** For resources without storage: what a create does. */
+  readonly virtual?: VirtualKind;
+  /** Behaviour around the generic store's writes (kube's REST wrappers, Begin/After hooks). */
+  readonly hooks?: StoreHooks;
+}
+
+/**
+ * The behaviours subresources have; handlers/ implements each once. A
+ * resource names which of its subresources has which behaviour.
+ */
+export type SubresourceKind = 'status' | 'scale' | 'eviction' | 'binding' | 'finalize';
+
+/** Create-only resources: the pod binding, or a review answered by authn/authz. */
+export type VirtualKind = 'binding' | ReviewKind;
+
+export type ReviewKind = 'selfsubjectreview' | 'selfsubjectaccessreview' | 'subjectaccessreview' | 'localsubjectaccessreview' | 'selfsubjectrulesreview';
+
+/**
+ * A write through `/status`. `request`: metadata comes from the request (as
+ * kube's built-in status strategies leave it). `keep`: everything but status
+ * and managedFields stays as stored (kube's custom resource status strategy).
+ */
+export interface StatusStrategy {
+  readonly metadata: 'request' | 'keep';
+}
+
+/**
+ * The type's OpenAPI schema: the definition names of ResourceInfo resolve in
+ * `definitions`; apply schemas are built once per descriptor.
+ */
+export interface SchemaHandle {
+  readonly definitions: Readonly<Record<string, JsonObject>>;
+  /** Definitions this type adds to the built-in ones (published in /openapi/v2 and v3). */
+  readonly own: Readonly<Record<string, JsonObject>>;
+  applySchema(definition: string): ApplySchema;
+}
+
+/**
+ * Behaviour around the generic store's writes, as kube's REST wrappers add it
+ * (Service allocation, the namespace's two-step deletion). Each hook gets the
+ * store and the generic operation to call (`next`), and may change the input
+ * before it and undo what it did when it fails.
+ */
+export interface StoreHooks {
+  create?(store: ResourceStore, input: KubeObject, namespace: string | undefined, opts: CreateOptions, next: (input: KubeObject) => Promise<KubeObject>): Promise<KubeObject>;
+  update?(store: ResourceStore, namespace: string | undefined, opts: UpdateOptions, tryUpdate: UpdateFunc, next: (tryUpdate: UpdateFunc) => Promise<UpdateResult>): Promise<UpdateResult>;
+  delete?(store: ResourceStore, namespace: string | undefined, name: string, opts: DeleteOptions, next: () => Promise<DeleteResult>): Promise<DeleteResult>;
+  /** Finalizers beyond metadata.finalizers that keep a Terminating object stored (namespaces' spec.finalizers). */
+  pendingFinalizers?(obj: KubeObject): boolean;
+}
+
+export interface CreateOptions {
+  dryRun?: boolean;
+  validate?: ValidateAdmission;
+}
