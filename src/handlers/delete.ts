@@ -42,7 +42,7 @@ export async function handleDelete(scope: ResourceScope, admission: AdmissionCha
   const result = await scope.store.delete(ns, scope.name, { ...opts, validate: deleteAdmission(scope, admission, opts, ns, scope.name) });
   let code = 200;
   if (!result.deleted && opts.orphanDependents === false) code = 202;
-  if (result.deleted && !scope.store.strategy.returnDeletedObject) {
+  if (result.deleted && !scope.descriptor.strategy.returnDeletedObject) {
     const details: Record<string, string> = { name: scope.name };
     if (info.group) details.group = info.group;
     details.kind = info.name;

@@ -12,11 +12,12 @@ import { handleFinalize } from './finalize.js';
 import { handleGet } from './get.js';
 import { handleList } from './list.js';
 import { handlePatch } from './patch.js';
-import { handleReview, hasReviewHandler } from './reviews.js';
+import { handleReview } from './reviews.js';
 import { handleBinding } from './subresources/binding.js';
 import { handleEviction } from './subresources/eviction.js';
 import { handleScale } from './subresources/scale.js';
 import type { ResourceStore } from '../registry/resource-store.js';
+import type { ResourceDescriptor, SubresourceKind, VirtualKind } from '../registry/descriptor.js';
 import { ResourceScope } from './scope.js';
 import { handleUpdate } from './update.js';
 import { handleWatch } from './watch.js';
@@ -42,28 +43,31 @@ function methodNotAllowed(): ApiError {
 }
 
 /**
- * Subresources with their own handlers (status is the main resource's
- * handlers in status mode); the rest of the catalog's subresources answer 501.
+ * The handler of each subresource behaviour (descriptor.subresources says
+ * which subresource of a resource has which); status is the main resource's
+ * handlers in status mode. The rest of the catalog's subresources answer 501.
  */
 type SubresourceHandler = (scope: ResourceScope, deps: ResourceDeps) => Promise<void>;
 
-const core = (deps: ResourceDeps, name: string): ResourceStore => deps.registry.storeFor(deps.catalog.resource('', 'v1', name)!);
+const podsStore = (deps: ResourceDeps): ResourceStore => deps.registry.storeFor(deps.catalog.resource('', 'v1', 'pods')!);
 
-const SUBRESOURCE_HANDLERS: Record<string, SubresourceHandler> = {
-  '/namespaces/finalize': (scope) => handleFinalize(scope),
-  'apps/deployments/scale': (scope, deps) => handleScale(scope, deps.admission),
-  'apps/replicasets/scale': (scope, deps) => handleScale(scope, deps.admission),
-  'apps/statefulsets/scale': (scope, deps) => handleScale(scope, deps.admission),
-  '/replicationcontrollers/scale': (scope, deps) => handleScale(scope, deps.admission),
-  '/pods/eviction': (scope, deps) =>
+const SUBRESOURCE_BEHAVIOURS: Record<Exclude<SubresourceKind, 'status'>, SubresourceHandler> = {
+  finalize: (scope) => handleFinalize(scope),
+  scale: (scope, deps) => handleScale(scope, deps.admission),
+  eviction: (scope, deps) =>
     handleEviction(scope, { pods: scope.store, podDisruptionBudgets: deps.registry.storeFor(deps.catalog.resource('policy', 'v1', 'poddisruptionbudgets')!) }, deps.admission),
-  '/pods/binding': (scope, deps) => handleBinding(scope, core(deps, 'pods'), deps.admission),
+  binding: (scope, deps) => handleBinding(scope, podsStore(deps), deps.admission),
 };
 
-/** Create-only kinds with handlers (the review APIs are found by hasReviewHandler). */
-const VIRTUAL_HANDLERS: Record<string, SubresourceHandler> = {
-  '/bindings': (scope, deps) => handleBinding(scope, core(deps, 'pods'), deps.admission),
-};
+/** The create of a resource without storage (descriptor.virtual). */
+function virtualCreate(kind: VirtualKind, scope: ResourceScope, deps: ResourceDeps): Promise<void> {
+  return kind === 'binding' ? handleBinding(scope, podsStore(deps), deps.admission) : handleReview(scope, kind, deps.authorizer);
+}
+
+function subresourceHandler(descriptor: ResourceDescriptor, subresource: string): SubresourceHandler | undefined {
+  const kind = descriptor.subresources.get(subresource);
+  return kind && kind !== 'status' ? SUBRESOURCE_BEHAVIOURS[kind] : undefined;
+}
 
 /** The discovery verb a request needs (connect verbs are the HTTP verb). */
 function requiredVerb(req: ResourceRequestInfo): string {
@@ -80,12 +84,13 @@ export async function serveResource(ctx: RequestContext, req: ResourceRequestInf
   if (!info.namespaced && req.namespace) throw resourceNotFound();
   if (info.namespaced && !req.namespace && req.name) throw resourceNotFound();
 
+  const descriptor = deps.registry.descriptorFor(info);
   let verbs = info.verbs;
   if (req.subresource) {
     const sub = info.subresources.find((s) => s.name === req.subresource);
     if (!sub || req.rest.length > 0 && !sub.connect) throw resourceNotFound();
     verbs = sub.verbs;
-    if (sub.name !== 'status' && !SUBRESOURCE_HANDLERS[`${info.group}/${info.name}/${sub.name}`]) {
+    if (sub.name !== 'status' && !subresourceHandler(descriptor, sub.name)) {
       if (!verbs.includes(connectVerb(req))) throw methodNotAllowed();
       throw notImplemented(`the ${info.name}/${sub.name} subresource`);
     }
@@ -95,14 +100,12 @@ export async function serveResource(ctx: RequestContext, req: ResourceRequestInf
   // POST creates in a collection; on an object's path there is no such route.
   if (verb === 'create' && req.name && !req.subresource) throw methodNotAllowed();
   if (info.namespaced && !req.namespace && (verb === 'create' || verb === 'deletecollection')) throw methodNotAllowed();
-  const scope = new ResourceScope(ctx, req, info, deps.registry.storeFor(info));
+  const scope = new ResourceScope(ctx, req, info, descriptor, deps.registry.storeFor(info));
   if (info.virtual) {
-    if (verb === 'create' && hasReviewHandler(info.group, info.name)) return handleReview(scope, deps.authorizer);
-    const virtual = VIRTUAL_HANDLERS[`${info.group}/${info.name}`];
-    if (verb === 'create' && virtual) return virtual(scope, deps);
+    if (verb === 'create' && descriptor.virtual) return virtualCreate(descriptor.virtual, scope, deps);
     throw notImplemented(`${info.group ? `${info.name}.${info.group}` : info.name}`);
   }
-  const subHandler = req.subresource ? SUBRESOURCE_HANDLERS[`${info.group}/${info.name}/${req.subresource}`] : undefined;
+  const subHandler = req.subresource ? subresourceHandler(descriptor, req.subresource) : undefined;
   if (subHandler) return subHandler(scope, deps);
 
   switch (verb) {

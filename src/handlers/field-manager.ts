@@ -1,4 +1,4 @@
-import { managerOrUserAgent, schemaForDefinition, serverSideApply, trackUpdate, type ApplySchema, type FieldPaths } from '../apply/index.js';
+import { managerOrUserAgent, serverSideApply, trackUpdate, type ApplySchema, type FieldPaths } from '../apply/index.js';
 import type { KubeObject } from '../machinery/object.js';
 import type { ResourceScope } from './scope.js';
 
@@ -9,21 +9,15 @@ import type { ResourceScope } from './scope.js';
  * Objects here are in the served version, as kube tracks them.
  */
 
-const schemas = new Map<string, ApplySchema>();
-
+/** The apply schema of the endpoint's kind, built once per descriptor. */
 function schemaOf(scope: ResourceScope): ApplySchema {
-  let s = schemas.get(scope.info.definition);
-  if (!s) {
-    s = schemaForDefinition(scope.info.definition);
-    schemas.set(scope.info.definition, s);
-  }
-  return s;
+  return scope.descriptor.schema.applySchema(scope.info.definition);
 }
 
 /** Fields a write to this endpoint never owns (kube's strategies' GetResetFields). */
 function resetFields(scope: ResourceScope): FieldPaths | undefined {
   if (scope.subresource === 'status') return [['spec']];
-  return scope.store.strategy.hasStatusSubresource ? [['status']] : undefined;
+  return scope.descriptor.strategy.hasStatusSubresource ? [['status']] : undefined;
 }
 
 function common(scope: ResourceScope): { apiVersion: string; schema: ApplySchema; subresource?: string; resetFields?: FieldPaths } {

@@ -4,7 +4,6 @@ import type { View } from '../codec/negotiate.js';
 import { parseIncludeObject, partialObjectMetadata, table } from '../codec/views.js';
 import { getReadAt } from '../cache/read-semantics.js';
 import type { KubeObject } from '../machinery/object.js';
-import { tableConvertorFor } from '../registry/tables.js';
 import { writeBody, writeEncoded } from '../http/respond.js';
 import type { ResourceScope } from './scope.js';
 
@@ -28,7 +27,7 @@ export async function handleGet(scope: ResourceScope): Promise<void> {
 export function renderObject(scope: ResourceScope, obj: KubeObject, view: View): unknown {
   if (view.kind === 'metadata') return partialObjectMetadata(obj, view.version);
   if (view.kind === 'table') {
-    return table([obj], tableConvertorFor(scope.info.group, scope.info.name), {
+    return table([obj], scope.descriptor.table, {
       version: view.version,
       includeObject: parseIncludeObject(scope.ctx.query.get('includeObject')),
       listMeta: { resourceVersion: obj.metadata?.resourceVersion ?? '' },

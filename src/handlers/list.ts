@@ -6,8 +6,7 @@ import type { ListRequest } from '../cache/resource-reader.js';
 import { listReadAt } from '../cache/read-semantics.js';
 import { apiVersionOf, type KubeObject } from '../machinery/object.js';
 import { parseFieldSelector, parseLabelSelector } from '../machinery/selectors.js';
-import { checkFieldSelectorSupported, fieldExtractorFor } from '../registry/field-selectors.js';
-import { tableConvertorFor } from '../registry/tables.js';
+import { checkFieldSelectorSupported } from '../registry/field-selectors.js';
 import { writeBody, writeEncoded, writeParts } from '../http/respond.js';
 import { parseListParams, type ListParams } from './options.js';
 import type { ResourceScope } from './scope.js';
@@ -15,7 +14,7 @@ import type { ResourceScope } from './scope.js';
 /** The selection a list or watch makes: namespace and selectors, checked against what the type supports. */
 export function selectionFor(scope: ResourceScope, params: Pick<ListParams, 'labelSelector' | 'fieldSelector'>): Pick<ListRequest, 'namespace' | 'labelSelector' | 'fieldSelector'> {
   const fieldSelector = parseFieldSelector(params.fieldSelector);
-  checkFieldSelectorSupported(fieldSelector, fieldExtractorFor(scope.info.group, scope.info.name, scope.info.namespaced));
+  checkFieldSelectorSupported(fieldSelector, scope.descriptor.fields);
   return {
     namespace: scope.info.namespaced && scope.namespace ? scope.namespace : undefined,
     labelSelector: parseLabelSelector(params.labelSelector),
@@ -62,7 +61,7 @@ export async function handleList(scope: ResourceScope): Promise<void> {
   const items = result.items.map((c) => scope.toServed(c.object));
   let body: unknown;
   if (neg.view.kind === 'table') {
-    body = table(items, tableConvertorFor(info.group, info.name), {
+    body = table(items, scope.descriptor.table, {
       version: neg.view.version,
       includeObject: parseIncludeObject(ctx.query.get('includeObject')),
       listMeta,

@@ -1,7 +1,7 @@
 import { decode, DecodeError, isPlainObject } from '../codec/codec.js';
 import { YAML_TYPE } from '../codec/media-type.js';
 import type { AdmissionChain } from '../admission/admission.js';
-import { loadDefinitions } from '../api/definitions.js';
+import type { JsonObject } from '../machinery/json.js';
 import { cloneObject, metaOf, type KubeObject } from '../machinery/object.js';
 import { ApiError, badRequest, invalid, notFound, unsupportedMediaType } from '../machinery/errors.js';
 import { contentTypeOf, readBody } from '../http/body.js';
@@ -26,15 +26,18 @@ export const APPLY_PATCH = 'application/apply-patch+yaml';
 /** Patch types kube-apiserver accepts for built-in types, in its order. */
 const BUILTIN_PATCH_TYPES = [JSON_PATCH, MERGE_PATCH, APPLY_PATCH, STRATEGIC_MERGE_PATCH];
 
+/** Custom resources take no strategic merge patch (their schemas carry no patch strategies). */
+const CUSTOM_PATCH_TYPES = [JSON_PATCH, MERGE_PATCH, APPLY_PATCH];
+
 /** Applies a request's patch to an object (a copy the caller owns); throws kube's patch errors as ApiErrors. */
 export type PatchFn = (current: KubeObject) => KubeObject;
 
-function patcherFor(definition: string, type: string, body: Buffer): PatchFn {
+function patcherFor(definitions: Readonly<Record<string, JsonObject>>, definition: string, type: string, body: Buffer): PatchFn {
   // The patch functions decode the raw body themselves, with kube's error texts.
   const apply = (): ((cur: KubeObject) => unknown) => {
     if (type === JSON_PATCH) return (cur) => applyJsonPatch(cur, body);
     if (type === MERGE_PATCH) return (cur) => applyMergePatch(cur, body);
-    const schema = patchSchemaFor(loadDefinitions().definitions, definition);
+    const schema = patchSchemaFor(definitions, definition);
     return (cur) => applyStrategicMergePatch(cur, body, schema);
   };
   const fn = apply();
@@ -64,24 +67,27 @@ function patchKindOf(type: string): PatchKind {
 export async function readPatch(scope: ResourceScope, definition: string, level: FieldValidation = 'Ignore'): Promise<PatchFn> {
   const { ctx } = scope;
   const type = contentTypeOf(ctx);
-  if (!BUILTIN_PATCH_TYPES.includes(type)) {
+  const accepted = scope.descriptor.schema.strategicMergePatch ? BUILTIN_PATCH_TYPES : CUSTOM_PATCH_TYPES;
+  if (!accepted.includes(type)) {
     ctx.req.resume();
-    throw unsupportedMediaType(ctx.header('content-type') ?? '', BUILTIN_PATCH_TYPES);
+    throw unsupportedMediaType(ctx.header('content-type') ?? '', accepted);
   }
   if (type === APPLY_PATCH) {
     // Only the main resource's patch handler takes apply patches (handleApply).
     ctx.req.resume();
-    throw unsupportedMediaType(ctx.header('content-type') ?? '', BUILTIN_PATCH_TYPES.filter((t) => t !== APPLY_PATCH));
+    throw unsupportedMediaType(ctx.header('content-type') ?? '', accepted.filter((t) => t !== APPLY_PATCH));
   }
   const body = await readBody(ctx);
   const kind = patchKindOf(type);
   const bodyErrors = patchBodyStrictErrors(kind, body, level);
-  const apply = patcherFor(definition, type, body);
+  const definitions = scope.descriptor.schema.definitions;
+  const apply = patcherFor(definitions, definition, type, body);
   return (cur) => {
     const checked = checkPatchedObject({
       kind,
       level,
       definition,
+      definitions,
       patched: apply(cur),
       ...(kind === 'strategic' ? { patch: JSON.parse(body.toString('utf8')) as unknown } : {}),
       bodyErrors,

@@ -6,6 +6,7 @@ import { invalid, type FieldError } from '../machinery/errors.js';
 import { readObjectBody } from '../http/body.js';
 import { writeEncoded } from '../http/respond.js';
 import { checkBodyObject, parseWriteOptions } from './create.js';
+import type { ReviewKind } from '../registry/descriptor.js';
 import type { ResourceScope } from './scope.js';
 
 /**
@@ -17,15 +18,15 @@ import type { ResourceScope } from './scope.js';
 
 type ReviewHandler = (scope: ResourceScope, review: KubeObject, requester: UserInfo, authorizer: Authorizer) => Promise<KubeObject>;
 
-const HANDLERS: Record<string, ReviewHandler> = {
-  'authentication.k8s.io/selfsubjectreviews': async (_scope, review, user) => ({
+const HANDLERS: Record<ReviewKind, ReviewHandler> = {
+  selfsubjectreview: async (_scope, review, user) => ({
     ...review,
     status: { userInfo: userInfoOf(user) },
   }),
-  'authorization.k8s.io/selfsubjectaccessreviews': (scope, review, user, authorizer) => accessReview(scope, review, user, 'self', authorizer),
-  'authorization.k8s.io/subjectaccessreviews': (scope, review, user, authorizer) => accessReview(scope, review, user, 'cluster', authorizer),
-  'authorization.k8s.io/localsubjectaccessreviews': (scope, review, user, authorizer) => accessReview(scope, review, user, 'local', authorizer),
-  'authorization.k8s.io/selfsubjectrulesreviews': async (scope, review, user, authorizer) => {
+  selfsubjectaccessreview: (scope, review, user, authorizer) => accessReview(scope, review, user, 'self', authorizer),
+  subjectaccessreview: (scope, review, user, authorizer) => accessReview(scope, review, user, 'cluster', authorizer),
+  localsubjectaccessreview: (scope, review, user, authorizer) => accessReview(scope, review, user, 'local', authorizer),
+  selfsubjectrulesreview: async (scope, review, user, authorizer) => {
     const spec = isPlainObject(review.spec) ? (review.spec as { namespace?: unknown }) : {};
     if (typeof spec.namespace !== 'string' || spec.namespace === '') {
       throw invalid(scope.groupKind, '', [{ type: 'FieldValueRequired', field: 'spec.namespace' }]);
@@ -35,9 +36,6 @@ const HANDLERS: Record<string, ReviewHandler> = {
   },
 };
 
-export function hasReviewHandler(group: string, resource: string): boolean {
-  return `${group}/${resource}` in HANDLERS;
-}
 
 function userInfoOf(user: UserInfo): Record<string, unknown> {
   const info: Record<string, unknown> = { username: user.username };
@@ -102,14 +100,15 @@ async function accessReview(scope: ResourceScope, review: KubeObject, requester:
   return { ...review, status };
 }
 
-export async function handleReview(scope: ResourceScope, authorizer: Authorizer): Promise<void> {
+/** A create of a review kind: the request answered, nothing stored. */
+export async function handleReview(scope: ResourceScope, kind: ReviewKind, authorizer: Authorizer): Promise<void> {
   const { ctx, info } = scope;
   const neg = scope.negotiate({ table: false });
   parseWriteOptions(scope, 'CreateOptions');
   const review = checkBodyObject(scope, await readObjectBody(ctx, scope.typeInfo));
   const metadata = { ...(review.metadata ?? {}) };
   if (info.namespaced) metadata.namespace = scope.namespace;
-  const handler = HANDLERS[`${info.group}/${info.name}`]!;
+  const handler = HANDLERS[kind];
   const answered = await handler(scope, { ...review, metadata }, ctx.user!, authorizer);
   writeEncoded(ctx, 201, answered, neg.encoding, neg.contentType);
 }

@@ -4,27 +4,28 @@ import type { ServedType } from '../codec/cached-encoding.js';
 import { negotiate, type Negotiated } from '../codec/negotiate.js';
 import { supportsProtobuf } from '../codec/protobuf/index.js';
 import { apiVersionOf } from '../machinery/object.js';
-import { applyDefaults, canonicalizeQuantities } from '../registry/defaults/index.js';
-import { toServedVersion, toStorageVersion } from '../registry/convert.js';
+import type { ResourceDescriptor } from '../registry/descriptor.js';
 import type { KubeObject } from '../machinery/object.js';
 import type { ResourceStore, ValidateAdmission } from '../registry/resource-store.js';
 import type { GroupKind, GroupResource } from '../machinery/errors.js';
 import type { RequestContext } from '../machinery/context.js';
 import type { ResourceRequestInfo } from '../machinery/request-info.js';
 
-/**
- * What a resource handler works on: the served resource (group, version,
- * kind), the registry that stores it, and where in it the request points.
- */
 /** What an admission call says itself; the rest comes from the request (ResourceScope.admit). */
 export type AdmitAttributes = Omit<AdmissionAttributes, 'resource' | 'namespace' | 'name' | 'subresource' | 'user' | 'addWarning' | 'addAuditAnnotation'> &
   Partial<Pick<AdmissionAttributes, 'namespace' | 'name' | 'subresource'>>;
 
+/**
+ * What a resource handler works on: the served resource (group, version,
+ * kind), its descriptor (every per-type behaviour a handler needs), the
+ * store of its storage, and where in it the request points.
+ */
 export class ResourceScope {
   constructor(
     readonly ctx: RequestContext,
     readonly request: ResourceRequestInfo,
     readonly info: ResourceInfo,
+    readonly descriptor: ResourceDescriptor,
     readonly store: ResourceStore,
   ) {}
 
@@ -129,20 +130,20 @@ export class ResourceScope {
 
   /** What decoding a request does in kube: the served version's defaults and canonical quantities, in place. */
   applyDefaults(obj: KubeObject): void {
-    applyDefaults(this.info.group, this.info.version, this.info.kind, obj);
+    this.descriptor.defaults(this.info, obj);
     this.canonicalize(obj);
   }
 
   /** Quantities in canonical form, in place: what decoding into Go types does to any body. */
   canonicalize(obj: KubeObject): void {
-    canonicalizeQuantities(this.info.definition, obj);
+    this.descriptor.canonicalize(this.info, obj);
   }
 
   toServed(obj: KubeObject): KubeObject {
-    return toServedVersion(obj, this.info);
+    return this.descriptor.toServed(obj, this.info);
   }
 
   toStorage(obj: KubeObject): KubeObject {
-    return toStorageVersion(obj, this.info);
+    return this.descriptor.toStorage(obj, this.info);
   }
 }

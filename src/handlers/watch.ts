@@ -8,7 +8,6 @@ import { watchStart } from '../cache/read-semantics.js';
 import type { WatcherEvent } from '../cache/watch-cache.js';
 import { apiVersionOf } from '../machinery/object.js';
 import { parseFieldSelector } from '../machinery/selectors.js';
-import { tableConvertorFor } from '../registry/tables.js';
 import { ApiError, notAcceptable } from '../machinery/errors.js';
 import { selectionFor } from './list.js';
 import { parseListParams } from './options.js';
@@ -48,7 +47,7 @@ export async function handleWatch(scope: ResourceScope, shutdown: AbortSignal): 
   const start = watchStart(params);
 
   const includeObject = parseIncludeObject(ctx.query.get('includeObject'));
-  const convertor = tableConvertorFor(info.group, info.name);
+  const convertor = scope.descriptor.table;
   let sentTableHeaders = false;
   const cachedBytes = neg.view.kind === 'object';
   const render = (obj: CachedObject): Record<string, unknown> => {

@@ -56,6 +56,7 @@ function builtinSchemaHandle(): SchemaHandle {
       return loadDefinitions().definitions;
     },
     own: {},
+    strategicMergePatch: true,
     applySchema(definition) {
       let s = applySchemas.get(definition);
       if (!s) applySchemas.set(definition, (s = schemaForDefinition(definition)));

@@ -76,6 +76,8 @@ export interface SchemaHandle {
   readonly definitions: Readonly<Record<string, JsonObject>>;
   /** Definitions this type adds to the built-in ones (published in /openapi/v2 and v3). */
   readonly own: Readonly<Record<string, JsonObject>>;
+  /** Whether strategic merge patch applies (built-in types; custom resources take json, merge and apply patches). */
+  readonly strategicMergePatch: boolean;
   applySchema(definition: string): ApplySchema;
 }
 
