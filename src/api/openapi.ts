@@ -136,10 +136,22 @@ export class OpenApiService {
     this.gitVersion = options.gitVersion ?? `v${catalog.data.kubernetesMinor}.0`;
   }
 
+  /** Built-in definitions plus those of resources added at run time (catalog.definitionsAdded), per catalog generation. */
   private get defs(): DefinitionsFile {
     this.defsLoaded ??= loadDefinitions();
-    return this.defsLoaded;
+    if (this.merged?.generation === this.catalog.generation) return this.merged.defs;
+    const added = this.catalog.definitionsAdded();
+    // Converted v3 schemas of run-time definitions may be stale now.
+    for (const name of this.addedNames) this.v3Schemas.delete(name);
+    this.addedNames = Object.keys(added);
+    for (const name of this.addedNames) this.v3Schemas.delete(name);
+    const defs = this.addedNames.length === 0 ? this.defsLoaded : { ...this.defsLoaded, definitions: { ...this.defsLoaded.definitions, ...added } };
+    this.merged = { generation: this.catalog.generation, defs };
+    return defs;
   }
+
+  private merged: { generation: number; defs: DefinitionsFile } | undefined;
+  private addedNames: string[] = [];
 
   // ---------------------------------------------------------------------------
   // Building.

@@ -24,6 +24,7 @@ import { serveResource } from '../handlers/dispatch.js';
 import { HealthChecks } from '../observability/health.js';
 import { Metrics } from '../observability/metrics.js';
 import { Registry } from '../registry/registry.js';
+import { customResource, type CustomResourceSpec } from '../registry/custom-descriptors.js';
 import { DEFAULT_WATCH_CACHE_OPTIONS } from '../cache/watch-cache.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { KeyLayout } from '../storage/keys.js';
@@ -201,6 +202,21 @@ export class ApiServer {
     this.controllersSynced.catch((err: unknown) => this.logger.error(`controller start failed: ${(err as Error).message}`));
     this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry), `${this.config.bindAddress}:${this.port}`);
     if (this.pki.admin && cfg.adminKubeconfig !== undefined) writeKubeconfig(cfg.adminKubeconfig, this.adminKubeconfig());
+  }
+
+  /**
+   * Serves a type defined at run time (registry/custom-descriptors.ts): from
+   * the next request on it is in discovery and OpenAPI and can be written,
+   * read and watched. Call after start().
+   */
+  addCustomResource(spec: CustomResourceSpec): void {
+    const { descriptor, versions } = customResource(spec, this.registry.keyLayout);
+    this.registry.addResource(descriptor, versions);
+  }
+
+  /** Stops serving a type added with addCustomResource: it leaves discovery, its watches end, requests get 404. */
+  removeCustomResource(group: string, plural: string): boolean {
+    return this.registry.removeResource(group, plural);
   }
 
   /** What the admin kubeconfig holds: this server's URL, CA and admin client certificate (when the server has one). */

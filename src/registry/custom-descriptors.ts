@@ -1,0 +1,170 @@
+import { createHash } from 'node:crypto';
+import { loadDefinitions } from '../api/definitions.js';
+import type { ResourceInfo, SubresourceInfo } from '../api/types.js';
+import { schemaForCustomResource, type ApplySchema } from '../apply/index.js';
+import type { JsonObject } from '../machinery/json.js';
+import type { KeyLayout } from '../storage/keys.js';
+import { toServedVersion, toStorageVersion } from './convert.js';
+import type { ResourceDescriptor, SchemaHandle, SubresourceKind } from './descriptor.js';
+import { fieldExtractorFor } from './field-selectors.js';
+import { DEFAULT_STRATEGY } from './strategy.js';
+import { col, doc, nameCol, printer } from './tables/columns.js';
+import { age, nameOf } from './tables/format.js';
+
+/**
+ * Descriptors of types defined while the server runs, the way kube's
+ * apiextensions-apiserver serves a CustomResourceDefinition: the caller gives
+ * names, scope, versions with their openAPIV3Schema and whether status is a
+ * subresource; this builds the descriptor (custom resource strategy, schema,
+ * no defaults beyond the schema's, kube's default Name/Age table, name/namespace field
+ * labels, conversion by apiVersion rewrite) and the served ResourceInfos.
+ */
+
+export interface CustomResourceVersion {
+  name: string;
+  /** The version objects are stored in; exactly one version has it. */
+  storage: boolean;
+  /** The version's openAPIV3Schema (structural). */
+  schema?: JsonObject;
+}
+
+export interface CustomResourceSpec {
+  group: string;
+  kind: string;
+  /** Plural lower-case name used in URLs. */
+  plural: string;
+  singular?: string;
+  listKind?: string;
+  shortNames?: string[];
+  categories?: string[];
+  namespaced: boolean;
+  versions: CustomResourceVersion[];
+  /** Status as a subresource (spec and status written separately). */
+  status?: boolean;
+}
+
+export interface CustomResource {
+  descriptor: ResourceDescriptor;
+  /** The served versions, for Registry.addResource. */
+  versions: ResourceInfo[];
+}
+
+const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
+const LIST_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta';
+/** kube's table of a custom resource version without additionalPrinterColumns: Name, then Age (serveDefaultColumnsIfEmpty). */
+const CUSTOM_TABLE = printer(
+  () => [nameCol(), col('Age', 'date', doc(OBJECT_META, 'creationTimestamp'))],
+  (o, now) => [nameOf(o), age(o, now)],
+);
+const CUSTOM_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const STATUS_VERBS = ['get', 'patch', 'update'];
+
+/** kube's OpenAPI definition name of a custom kind: the group reversed, then version and kind (com.example.v1.Widget). */
+export function customDefinitionName(group: string, version: string, kind: string): string {
+  return `${group.split('.').reverse().join('.')}.${version}.${kind}`;
+}
+
+/** kube's discovery.StorageVersionHash: the first 8 bytes of sha256("group/version/kind"), base64. */
+export function storageVersionHash(group: string, version: string, kind: string): string {
+  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
+}
+
+/** The Swagger 2.0 definitions of one version: the kind (schema plus typed apiVersion, kind, metadata) and its list. */
+function versionDefinitions(spec: CustomResourceSpec, version: CustomResourceVersion, listKind: string): Record<string, JsonObject> {
+  const name = customDefinitionName(spec.group, version.name, spec.kind);
+  const schema = version.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  const properties = (schema.properties as JsonObject | undefined) ?? {};
+  const typeMeta = (field: string): JsonObject => ({ type: 'string', description: `${field} of the object.` });
+  return {
+    [name]: {
+      ...schema,
+      type: 'object',
+      properties: { ...properties, apiVersion: typeMeta('APIVersion'), kind: typeMeta('Kind'), metadata: { $ref: `#/definitions/${OBJECT_META}` } },
+      'x-kubernetes-group-version-kind': [{ group: spec.group, kind: spec.kind, version: version.name }],
+    },
+    [customDefinitionName(spec.group, version.name, listKind)]: {
+      description: `${listKind} is a list of ${spec.kind}`,
+      required: ['items'],
+      type: 'object',
+      properties: {
+        apiVersion: typeMeta('APIVersion'),
+        items: { type: 'array', items: { $ref: `#/definitions/${name}` } },
+        kind: typeMeta('Kind'),
+        metadata: { $ref: `#/definitions/${LIST_META}` },
+      },
+      'x-kubernetes-group-version-kind': [{ group: spec.group, kind: listKind, version: version.name }],
+    },
+  };
+}
+
+export function customResource(spec: CustomResourceSpec, keys: KeyLayout): CustomResource {
+  const storageVersion = spec.versions.find((v) => v.storage);
+  if (!storageVersion || spec.versions.filter((v) => v.storage).length !== 1) throw new Error(`${spec.plural}.${spec.group}: exactly one version must be the storage version`);
+  const listKind = spec.listKind ?? `${spec.kind}List`;
+  const storage = { group: spec.group, version: storageVersion.name, kind: spec.kind };
+  const own: Record<string, JsonObject> = {};
+  const schemas = new Map<string, JsonObject | undefined>();
+  for (const v of spec.versions) {
+    Object.assign(own, versionDefinitions(spec, v, listKind));
+    schemas.set(customDefinitionName(spec.group, v.name, spec.kind), v.schema);
+  }
+  const definitions = { ...loadDefinitions().definitions, ...own };
+  const applySchemas = new Map<string, ApplySchema>();
+  const schema: SchemaHandle = {
+    definitions,
+    own,
+    strategicMergePatch: false,
+    applySchema(definition) {
+      let s = applySchemas.get(definition);
+      if (!s) applySchemas.set(definition, (s = schemaForCustomResource(schemas.get(definition))));
+      return s;
+    },
+  };
+  const versions: ResourceInfo[] = spec.versions.map((v) => {
+    const definition = customDefinitionName(spec.group, v.name, spec.kind);
+    const subresources: SubresourceInfo[] = spec.status ? [{ name: 'status', kind: spec.kind, group: spec.group, version: v.name, verbs: STATUS_VERBS, definition }] : [];
+    return {
+      group: spec.group,
+      version: v.name,
+      name: spec.plural,
+      singularName: spec.singular ?? spec.kind.toLowerCase(),
+      kind: spec.kind,
+      listKind,
+      namespaced: spec.namespaced,
+      verbs: CUSTOM_VERBS,
+      shortNames: spec.shortNames ?? [],
+      categories: spec.categories ?? [],
+      subresources,
+      definition,
+      storage,
+      storageVersionHash: storageVersionHash(storage.group, storage.version, storage.kind),
+      isObject: true,
+    };
+  });
+  const subresources = new Map<string, SubresourceKind>(spec.status ? [['status', 'status']] : []);
+  const descriptor: ResourceDescriptor = {
+    group: spec.group,
+    resource: spec.plural,
+    namespaced: spec.namespaced,
+    storage: { group: spec.group, resource: spec.plural, kind: spec.kind },
+    prefix: keys.resourcePrefix(spec.group, spec.plural, false),
+    // kube's customResourceStrategy: generation tracked, no create on PUT, updates need a resourceVersion.
+    strategy: {
+      ...DEFAULT_STRATEGY,
+      tracksGeneration: true,
+      hasStatusSubresource: spec.status === true,
+      allowUnconditionalUpdate: false,
+      ...(spec.status ? { initialStatus: () => undefined } : {}),
+    },
+    statusStrategy: { metadata: 'keep' },
+    schema,
+    defaults: () => undefined,
+    canonicalize: () => undefined,
+    table: CUSTOM_TABLE,
+    fields: fieldExtractorFor(spec.group, spec.plural, spec.namespaced),
+    toStorage: toStorageVersion,
+    toServed: toServedVersion,
+    subresources,
+  };
+  return { descriptor, versions };
+}
