@@ -498,6 +498,12 @@ export class WatchCache {
       if (v) replay.push(v);
     }
     w.after = Math.max(opts.after, this.rev);
+    if (this.stopped) {
+      // The resource stopped being served (or the server is stopping) while this watch began.
+      w.stopped = true;
+      sink.onEnd();
+      return w;
+    }
     this.watchers.add(w);
     if (replay.length > 0) sink.onEvents(replay);
     return w;

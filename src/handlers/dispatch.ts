@@ -3,7 +3,7 @@ import type { Authorizer } from '../authz/authorizer.js';
 import type { ApiCatalog } from '../api/catalog.js';
 import type { Registry } from '../registry/registry.js';
 import type { RequestContext } from '../machinery/context.js';
-import { ApiError, notImplemented } from '../machinery/errors.js';
+import { ApiError, notImplemented, resourceNotFound } from '../machinery/errors.js';
 import type { FeatureGates } from '../machinery/feature-gates.js';
 import type { ResourceRequestInfo } from '../machinery/request-info.js';
 import { handleCreate } from './create.js';
@@ -33,10 +33,6 @@ export interface ResourceDeps {
   shutdown: AbortSignal;
 }
 
-/** 404 for paths that name no served group, version, resource or subresource. */
-export function resourceNotFound(): ApiError {
-  return new ApiError({ message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 });
-}
 
 function methodNotAllowed(): ApiError {
   return new ApiError({ message: 'the server does not allow this method on the requested resource', reason: 'MethodNotAllowed', details: {}, code: 405 });

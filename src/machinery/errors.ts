@@ -284,6 +284,11 @@ export function successStatus(details?: StatusDetails): Status {
   return s;
 }
 
+/** 404 for paths that name no served group, version, resource or subresource. */
+export function resourceNotFound(): ApiError {
+  return new ApiError({ message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 });
+}
+
 /** A clear answer for API surface that exists in Kubernetes but is not built yet. */
 export function notImplemented(what: string): ApiError {
   return new ApiError({ message: `${what} is not implemented by this server yet`, reason: 'NotImplemented', details: {}, code: 501 });

@@ -7,6 +7,7 @@ import { ResourceStore } from './resource-store.js';
 import { builtinDescriptor, storageResourceInfo } from './builtin-descriptors.js';
 import type { ResourceDescriptor } from './descriptor.js';
 import { FeatureGates } from '../machinery/feature-gates.js';
+import { resourceNotFound } from '../machinery/errors.js';
 
 /**
  * The served resources' descriptors and one ResourceStore per stored
@@ -44,7 +45,8 @@ export class Registry {
     const id = `${info.group}/${info.name}`;
     let desc = this.descriptors.get(id);
     if (!desc) {
-      if (this.added.has(id) || this.removed.has(id)) throw new Error(`resource ${id} has no descriptor`);
+      // A request that found the resource just before it was removed.
+      if (this.removed.has(id)) throw resourceNotFound();
       desc = builtinDescriptor(info, this.keys);
       this.descriptors.set(id, desc);
     }
