@@ -91,6 +91,15 @@ export class ResourceScope {
   }
 
   /**
+   * The validating phase on objects the caller shapes itself (a subresource
+   * whose body is another kind: Scale, Eviction, Binding), where kube's
+   * registry calls createValidation / updateValidation.
+   */
+  admitValidating(admission: AdmissionChain, attrs: AdmitAttributes): Promise<void> {
+    return admission.validate(this.admissionAttributes(attrs));
+  }
+
+  /**
    * The validating phase as the registry calls it, on the fully formed object
    * in its storage version (kube's createValidation / updateValidation).
    */

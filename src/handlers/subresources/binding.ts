@@ -5,7 +5,7 @@ import type { ResourceStore } from '../../registry/resource-store.js';
 import { readObjectBody } from '../../http/body.js';
 import { badRequest, conflict, invalid, notFound, successStatus } from '../../machinery/errors.js';
 import { writeEncoded } from '../../http/respond.js';
-import { checkBodyObject, parseWriteOptions } from '../create.js';
+import { checkBodyObject, createOptions, parseWriteOptions } from '../create.js';
 import type { ResourceScope } from '../scope.js';
 
 /**
@@ -19,6 +19,10 @@ export async function handleBinding(scope: ResourceScope, pods: ResourceStore, a
   const opts = parseWriteOptions(scope, 'CreateOptions');
   const binding = checkBodyObject(scope, await readObjectBody(ctx, { apiVersion: 'v1', kind: 'Binding' }), 'Binding', '', 'v1');
   const podName = scope.subresource === 'binding' ? scope.name : (binding.metadata?.name ?? '');
+  // kube's create handler runs mutating admission; BindingREST.Create checks and validates the
+  // Binding, then runs createValidation, then assigns the pod.
+  const admitted = { operation: 'CREATE' as const, name: podName, object: binding, options: createOptions(opts), dryRun: opts.dryRun };
+  await scope.admitMutating(admission, admitted);
   if (scope.subresource === 'binding' && binding.metadata?.name && binding.metadata.name !== scope.name) {
     throw badRequest(`name in URL does not match name in Binding object`);
   }
@@ -33,7 +37,7 @@ export async function handleBinding(scope: ResourceScope, pods: ResourceStore, a
   if (target.kind !== undefined && target.kind !== '' && target.kind !== 'Node') {
     throw invalid({ group: '', kind: 'Binding' }, podName, [{ type: 'FieldValueNotSupported', field: 'target.kind', value: target.kind, supported: ['Node'] }]);
   }
-  await scope.admit(admission, { operation: 'CREATE', name: podName, object: binding, dryRun: opts.dryRun });
+  await scope.admitValidating(admission, admitted);
   await pods.update(scope.namespace, { name: podName, dryRun: opts.dryRun, subresource: 'internal' }, (current) => {
     if (!current) throw notFound({ group: '', resource: 'pods' }, podName);
     if (current.metadata?.deletionTimestamp) throw conflict({ group: '', resource: 'pods' }, podName, 'pod is being deleted, cannot be assigned to a host');

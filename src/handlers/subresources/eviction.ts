@@ -5,7 +5,7 @@ import type { ResourceStore } from '../../registry/resource-store.js';
 import { readObjectBody } from '../../http/body.js';
 import { ApiError, badRequest, internalError, successStatus } from '../../machinery/errors.js';
 import { writeEncoded } from '../../http/respond.js';
-import { checkBodyObject, parseWriteOptions } from '../create.js';
+import { checkBodyObject, createOptions, parseWriteOptions } from '../create.js';
 import type { ResourceScope } from '../scope.js';
 import { labelSelectorMatches } from '../../machinery/selectors.js';
 
@@ -38,9 +38,12 @@ export async function handleEviction(scope: ResourceScope, stores: EvictionStore
   const neg = scope.negotiate({ table: false });
   const opts = parseWriteOptions(scope, 'CreateOptions');
   const eviction = checkBodyObject(scope, await readObjectBody(ctx, { apiVersion: 'policy/v1', kind: 'Eviction' }), 'Eviction', 'policy', 'v1');
+  // kube's create handler runs mutating admission; EvictionREST.Create checks the name, then createValidation.
+  const admitted = { operation: 'CREATE' as const, subresource: 'eviction', object: eviction, options: createOptions(opts), dryRun: opts.dryRun };
+  await scope.admitMutating(admission, admitted);
   if (eviction.metadata?.name && eviction.metadata.name !== scope.name) throw badRequest('name in URL does not match name in Eviction object');
+  await scope.admitValidating(admission, admitted);
   const pod = await stores.pods.get(scope.namespace, scope.name);
-  await scope.admit(admission, { operation: 'CREATE', subresource: 'eviction', object: eviction, dryRun: opts.dryRun });
 
   if (!canIgnoreBudget(pod)) {
     const budgets = (await stores.podDisruptionBudgets.list({ namespace: scope.namespace, readAt: { kind: 'consistent' } })).items

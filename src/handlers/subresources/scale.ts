@@ -6,7 +6,7 @@ import { labelSelectorString } from '../../registry/tables/format.js';
 import { readObjectBody } from '../../http/body.js';
 import { badRequest, conflict, invalid, notFound } from '../../machinery/errors.js';
 import { writeEncoded } from '../../http/respond.js';
-import { checkBodyObject, parseWriteOptions } from '../create.js';
+import { checkBodyObject, createOptions, parseWriteOptions } from '../create.js';
 import { readPatch } from '../patch.js';
 import type { ResourceScope } from '../scope.js';
 
@@ -46,7 +46,9 @@ export async function handleScale(scope: ResourceScope, admission: AdmissionChai
     writeEncoded(ctx, 200, scaleOf(scope.toServed(parent)), neg.encoding, neg.contentType);
     return;
   }
-  const opts = parseWriteOptions(scope, ctx.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions');
+  const optionsKind = ctx.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions';
+  const opts = parseWriteOptions(scope, optionsKind);
+  const admitted = { operation: 'UPDATE' as const, subresource: 'scale', options: createOptions(opts, optionsKind), dryRun: opts.dryRun };
   // The desired Scale: the body (PUT), or the patch applied to the current Scale (PATCH).
   let desiredScale: (current: KubeObject) => KubeObject;
   if (ctx.method === 'PUT') {
@@ -54,15 +56,22 @@ export async function handleScale(scope: ResourceScope, admission: AdmissionChai
     if (body.metadata?.name !== scope.name) {
       throw badRequest(`the name of the object (${body.metadata?.name ?? ''}) does not match the name on the URL (${scope.name})`);
     }
-    desiredScale = () => body;
+    desiredScale = () => cloneObject(body);
   } else {
     const patch = await readPatch(scope, SCALE_DEFINITION);
     desiredScale = (current) => patch(cloneObject(scaleOf(current)));
   }
-  const result = await scope.store.update(ns, { name: scope.name, dryRun: opts.dryRun }, async (current) => {
+  // Both admission phases see Scale objects, as in kube: the mutating phase the
+  // requested Scale before it is applied, the validating phase the Scales of
+  // the parent as it will be stored and as it was (ScaleREST's validations).
+  const validate = (obj: KubeObject, old: KubeObject | undefined): Promise<void> =>
+    scope.admitValidating(admission, { ...admitted, object: scaleOf(scope.toServed(obj)), ...(old ? { oldObject: scaleOf(scope.toServed(old)) } : {}) });
+  const result = await scope.store.update(ns, { name: scope.name, dryRun: opts.dryRun, validate }, async (current) => {
     if (!current) throw notFound(scope.groupResource, scope.name);
     const served = scope.toServed(current);
+    const oldScale = scaleOf(served);
     const scale = desiredScale(served);
+    await scope.admitMutating(admission, { ...admitted, object: scale, oldObject: oldScale });
     const replicas = isPlainObject(scale.spec) ? (scale.spec as { replicas?: unknown }).replicas : undefined;
     if (replicas !== undefined && (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)) {
       throw invalid({ group: 'autoscaling', kind: 'Scale' }, scope.name, [
@@ -73,7 +82,6 @@ export async function handleScale(scope: ResourceScope, admission: AdmissionChai
     if (rv && rv !== served.metadata?.resourceVersion) throw conflict(scope.groupResource, scope.name);
     const next = cloneObject(served);
     next.spec = { ...((next.spec as object | undefined) ?? {}), replicas: replicas ?? 0 };
-    await scope.admit(admission, { operation: 'UPDATE', subresource: 'scale', object: next, oldObject: served, dryRun: opts.dryRun });
     return scope.toStorage(next);
   });
   writeEncoded(ctx, 200, scaleOf(scope.toServed(result.object)), neg.encoding, neg.contentType);
