@@ -45,13 +45,10 @@ function hooksFor(group: string, resource: string): StoreHooks | undefined {
   return undefined;
 }
 
-let builtinSchema: SchemaHandle | undefined;
-
-/** The built-in types' schema: the generated definitions, apply schemas cached per definition. */
+/** A built-in type's schema: the generated definitions; its apply schemas are cached with the descriptor. */
 function builtinSchemaHandle(): SchemaHandle {
-  if (builtinSchema) return builtinSchema;
   const applySchemas = new Map<string, ApplySchema>();
-  builtinSchema = {
+  return {
     get definitions(): Readonly<Record<string, JsonObject>> {
       return loadDefinitions().definitions;
     },
@@ -63,7 +60,6 @@ function builtinSchemaHandle(): SchemaHandle {
       return s;
     },
   };
-  return builtinSchema;
 }
 
 /**

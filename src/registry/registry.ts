@@ -87,11 +87,12 @@ export class Registry {
    */
   addResource(desc: ResourceDescriptor, versions: readonly ResourceInfo[]): void {
     const id = `${desc.group}/${desc.resource}`;
-    if (this.descriptors.has(id) && !this.added.has(id)) throw new Error(`resource ${id} is built in`);
-    if (this.added.has(id)) this.removeResource(desc.group, desc.resource);
+    const builtIn = (info: ResourceInfo): boolean => !this.added.has(id) && this.catalog?.knownResource(info.group, info.version, info.name) !== undefined;
+    if ((this.descriptors.has(id) && !this.added.has(id)) || versions.some(builtIn)) throw new Error(`resource ${id} is built in`);
     for (const info of versions) {
       if (info.group !== desc.group || info.name !== desc.resource) throw new Error(`version ${info.version} of ${id} names another resource`);
     }
+    if (this.added.has(id)) this.removeResource(desc.group, desc.resource);
     this.removed.delete(id);
     this.descriptors.set(id, desc);
     this.added.set(id, [...versions]);
