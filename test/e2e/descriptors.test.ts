@@ -109,6 +109,9 @@ describe('resource descriptors added and removed at run time', () => {
   it('kubectl creates, lists, patches (merge and server-side apply) and deletes it', { skip: skipKubectl }, async () => {
     const rows = (await k(['api-resources', '--api-group', GROUP, '--no-headers'])).trim().split(/\s+/);
     assert.deepEqual(rows, ['widgets', 'wdg', `${GROUP}/v1`, 'true', 'Widget']);
+    const explained = await k(['explain', 'widgets.spec']);
+    assert.match(explained, /KIND:\s+Widget/);
+    assert.match(explained, /size\s+<integer>/);
     assert.match(await k(['create', '-f', '-'], JSON.stringify(widget('w1', { size: 1, color: 'red' }))), /widget\.capstan-test\.example\.com\/w1 created/);
     assert.match(await k(['get', 'widgets']), /^NAME\s+AGE\nw1\s+\d+s/);
     const patched = JSON.parse(await k(['patch', 'wdg', 'w1', '--type', 'merge', '-p', '{"spec":{"size":3}}', '-o', 'json']));
