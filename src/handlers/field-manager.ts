@@ -16,7 +16,8 @@ function schemaOf(scope: ResourceScope): ApplySchema {
 
 /** Fields a write to this endpoint never owns (kube's strategies' GetResetFields). */
 function resetFields(scope: ResourceScope): FieldPaths | undefined {
-  if (scope.subresource === 'status') return [['spec']];
+  // kube's status strategies' GetResetFields: spec, and the metadata a status write keeps.
+  if (scope.subresource === 'status') return [['spec'], ...(scope.descriptor.statusStrategy.keep ?? []).map((f) => ['metadata', f])];
   return scope.descriptor.strategy.hasStatusSubresource ? [['status']] : undefined;
 }
 

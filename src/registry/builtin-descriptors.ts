@@ -5,7 +5,7 @@ import type { JsonObject } from '../machinery/json.js';
 import type { KeyLayout } from '../storage/keys.js';
 import { toServedVersion, toStorageVersion } from './convert.js';
 import { applyDefaults, canonicalizeQuantities } from './defaults/index.js';
-import type { ResourceDescriptor, SchemaHandle, StoreHooks, SubresourceKind, VirtualKind } from './descriptor.js';
+import type { ResourceDescriptor, SchemaHandle, StatusStrategy, StoreHooks, SubresourceKind, VirtualKind } from './descriptor.js';
 import { fieldExtractorFor } from './field-selectors.js';
 import { NAMESPACE_HOOKS } from './namespaces.js';
 import { ServiceAllocation } from './services/service-store.js';
@@ -27,6 +27,12 @@ const SUBRESOURCES: Record<string, Record<string, SubresourceKind>> = {
   'apps/deployments': { scale: 'scale' },
   'apps/replicasets': { scale: 'scale' },
   'apps/statefulsets': { scale: 'scale' },
+};
+
+/** Metadata a status write keeps from the stored object (kube's status strategies' PrepareForUpdate). */
+const STATUS_KEEPS: Record<string, StatusStrategy['keep']> = {
+  '/pods': ['ownerReferences'],
+  'apps/deployments': ['labels'],
 };
 
 const VIRTUAL: Record<string, VirtualKind> = {
@@ -62,6 +68,11 @@ function builtinSchemaHandle(): SchemaHandle {
   };
 }
 
+function statusStrategyFor(storageKey: string): StatusStrategy {
+  const keep = STATUS_KEEPS[storageKey];
+  return keep ? { metadata: 'request', keep } : { metadata: 'request' };
+}
+
 /**
  * The descriptor of a built-in served resource (any served version of it):
  * `info.group`/`info.name` is what is served, `info.storage` where it is stored.
@@ -84,7 +95,7 @@ export function builtinDescriptor(info: ResourceInfo, keys: KeyLayout): Resource
     storage: { group: storageGroup, resource: info.name, kind: info.storage.kind },
     prefix: keys.resourcePrefix(storageGroup, info.name),
     strategy: strategyFor(storageGroup, info.name, info.storage.kind),
-    statusStrategy: { metadata: 'request' },
+    statusStrategy: statusStrategyFor(`${storageGroup}/${info.name}`),
     schema,
     defaults: (served, obj) => applyDefaults(served.group, served.version, served.kind, obj),
     canonicalize: (served, obj) => canonicalizeQuantities(served.definition, obj, schema.definitions),

@@ -60,13 +60,18 @@ export type VirtualKind = 'binding' | ReviewKind;
 export type ReviewKind = 'selfsubjectreview' | 'selfsubjectaccessreview' | 'subjectaccessreview' | 'localsubjectaccessreview' | 'selfsubjectrulesreview';
 
 /**
- * A write through `/status`. `request`: metadata comes from the request (as
- * kube's built-in status strategies leave it). `keep`: everything but status
- * and managedFields stays as stored (kube's custom resource status strategy).
+ * A write through `/status`. `request`: metadata comes from the request, as
+ * kube's built-in status strategies leave it, except the fields in `keep`
+ * (Deployments keep labels, Pods ownerReferences). `keep`: everything but
+ * status and managedFields stays as stored (kube's custom resource status
+ * strategy).
  */
 export interface StatusStrategy {
   readonly metadata: 'request' | 'keep';
+  readonly keep?: readonly StatusKeptMetadata[];
 }
+
+export type StatusKeptMetadata = 'labels' | 'annotations' | 'ownerReferences' | 'finalizers';
 
 /**
  * The type's OpenAPI schema: the definition names of ResourceInfo resolve in

@@ -353,8 +353,13 @@ export class ResourceStore {
     if (mode === 'status') {
       // A status write changes status (and, for built-in types, metadata); everything else stays.
       next = cloneObject(current);
-      if (this.statusStrategy.metadata === 'request') next.metadata = cloneObject(desired.metadata ?? {});
-      else {
+      if (this.statusStrategy.metadata === 'request') {
+        next.metadata = cloneObject(desired.metadata ?? {});
+        for (const field of this.statusStrategy.keep ?? []) {
+          if (curMeta[field] === undefined) delete next.metadata[field];
+          else (next.metadata as Record<string, unknown>)[field] = cloneObject(curMeta[field]);
+        }
+      } else {
         // Only managedFields follow the request: they track the status write itself.
         const managedFields = desired.metadata?.managedFields;
         if (managedFields === undefined) delete metaOf(next).managedFields;

@@ -41,6 +41,29 @@ describe('built-in descriptors', () => {
     assert.equal(pods.strategy.returnDeletedObject, true);
   });
 
+  it('keep on status writes the metadata kube’s status strategies keep (Deployment labels)', async () => {
+    const { catalog, registry } = setup();
+    const info = catalog.resource('apps', 'v1', 'deployments')!;
+    const deployments = registry.storeFor(info);
+    const d = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd', labels: { a: '1' }, annotations: { x: '1' } },
+      spec: { replicas: 1, selector: { matchLabels: { app: 'd' } }, template: { metadata: { labels: { app: 'd' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    };
+    registry.descriptorFor(info).defaults(info, d);
+    await deployments.create(d, 'ns');
+    const { object } = await deployments.update('ns', { name: 'd', subresource: 'status' }, (cur) => ({
+      ...cur!,
+      metadata: { ...cur!.metadata, labels: { a: '2' }, annotations: { x: '2' } },
+      status: { replicas: 1 },
+    }));
+    assert.deepEqual(object.metadata?.labels, { a: '1' }, 'labels stay');
+    assert.deepEqual(object.metadata?.annotations, { x: '2' }, 'annotations follow the request');
+    assert.deepEqual(object.status, { replicas: 1 });
+    registry.stop();
+  });
+
   it('give every registry its own Service allocation hooks', () => {
     const a = setup();
     const b = setup();
