@@ -185,6 +185,16 @@ describe('resource descriptors added and removed at run time', () => {
     assert.equal((await http(c, 'GET', `${BASE}/left`)).status, 404);
     assert.equal((await http(c, 'GET', `${BASE}?watch=1`)).status, 404);
     assert.equal((await http(c, 'POST', BASE, { body: widget('late', { size: 1 }) })).status, 404);
+
+    // Served again with another schema: the group-version's v3 document (and its hash) follow.
+    const heavier = structuredClone(WIDGETS);
+    const props = heavier.versions[0]!.schema!.properties as { spec: { properties: Record<string, { type: string }> } };
+    props.spec.properties['weight'] = { type: 'number' };
+    server.addCustomResource(heavier);
+    const again = (await http(c, 'GET', '/openapi/v3')).json.paths[`apis/${GROUP}/v1`].serverRelativeURL as string;
+    assert.notEqual(again, v3Before.paths[`apis/${GROUP}/v1`].serverRelativeURL);
+    assert.deepEqual((await http(c, 'GET', again)).json.components.schemas[DEFINITION].properties.spec.properties.weight, { type: 'number' });
+    assert.equal(server.removeCustomResource(GROUP, 'widgets'), true);
   });
 });
 
