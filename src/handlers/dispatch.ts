@@ -21,6 +21,7 @@ import type { ResourceStore } from '../registry/resource-store.js';
 import { ResourceScope } from './scope.js';
 import { handleUpdate } from './update.js';
 import { handleWatch } from './watch.js';
+import type { WatchStreams } from './watch-streams.js';
 
 export interface ResourceDeps {
   catalog: ApiCatalog;
@@ -31,6 +32,8 @@ export interface ResourceDeps {
   authorizer: Authorizer;
   /** Aborted when the server shuts down (ends watches). */
   shutdown: AbortSignal;
+  /** Every watch response's writer: per-watcher and global bounds on what waits for slow clients. */
+  watchStreams: WatchStreams;
 }
 
 /** 404 for paths that name no served group, version, resource or subresource. */
@@ -112,7 +115,7 @@ export async function serveResource(ctx: RequestContext, req: ResourceRequestInf
     case 'list':
       return handleList(scope);
     case 'watch':
-      return handleWatch(scope, deps.shutdown);
+      return handleWatch(scope, deps.watchStreams);
     case 'create':
       return handleCreate(scope, deps.admission);
     case 'update':

@@ -21,6 +21,7 @@ import { ClusterIpAllocator, NodePortAllocator } from '../registry/services/allo
 import { parseCidr } from '../registry/services/cidr.js';
 import type { ServiceStore } from '../registry/services/service-store.js';
 import { serveResource } from '../handlers/dispatch.js';
+import { WatchStreams } from '../handlers/watch-streams.js';
 import { HealthChecks } from '../observability/health.js';
 import { Metrics } from '../observability/metrics.js';
 import { Registry } from '../registry/registry.js';
@@ -91,6 +92,7 @@ export class ApiServer {
   pki!: ServerPki;
   private readonly controllers: Controller[] = [];
   private readonly shutdownController = new AbortController();
+  readonly watchStreams: WatchStreams;
   private systemNamespaces!: SystemNamespaces;
   private stopCompactor: (() => void) | undefined;
   /** Set when several processes may share the store (etcd3 with --leader-elect). */
@@ -112,6 +114,7 @@ export class ApiServer {
     this.logger = options.logger ?? stderrLogger(this.config.verbosity);
     this.catalog = ApiCatalog.load({ runtimeConfig: this.config.runtimeConfig });
     this.authorizer = new UnionAuthorizer(options.authorizers ?? [new InterimAuthorizer()]);
+    this.watchStreams = new WatchStreams({ maxBufferedBytes: this.config.maxWatchBufferedBytes ?? 0, shutdown: this.shutdownController.signal });
     this.handler = this.buildHandler();
   }
 
@@ -324,6 +327,7 @@ export class ApiServer {
           authorizer: this.authorizer,
           featureGates: this.config.featureGates,
           shutdown: this.shutdownController.signal,
+          watchStreams: this.watchStreams,
         });
       },
     );
