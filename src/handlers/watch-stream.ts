@@ -68,6 +68,12 @@ export class WatchStream {
   private state: State = 'waiting';
   private stopped = false;
   isBlocked = false;
+  /**
+   * Each write's completion writes more: the server raises sockets' write
+   * high-water mark to MiBs (apiserver.ts), so 'drain' would come far beyond
+   * this stream's bound, or never.
+   */
+  private readonly onWritten = (): void => this.pump();
 
   constructor(
     private readonly res: ServerResponse,
@@ -79,7 +85,6 @@ export class WatchStream {
     readonly logger: Logger,
     private readonly hooks: WatchStreamHooks,
   ) {
-    res.on('drain', () => this.pump());
     res.on('close', () => this.dispose());
   }
 
@@ -191,8 +196,8 @@ export class WatchStream {
     if (this.state !== 'open' && this.state !== 'ending') return;
     const res = this.res;
     if (res.destroyed) return;
-    const room = this.coord.limits.socketBytes - res.writableLength;
-    if (room > 0 && this.head < this.queue.length) {
+    // Until the socket holds its bound: a write it takes at once leaves room (and no 'drain' follows).
+    for (let room = this.coord.limits.socketBytes - res.writableLength; room > 0 && this.head < this.queue.length; room = this.coord.limits.socketBytes - res.writableLength) {
       const batch: Buffer[] = [];
       let bytes = 0;
       let written = 0;
@@ -221,7 +226,7 @@ export class WatchStream {
         this.head = 0;
       }
       // One chunk per turn: the socket (and TLS) get one buffer rather than many small ones.
-      res.write(batch.length === 1 ? batch[0]! : Buffer.concat(batch, bytes));
+      res.write(batch.length === 1 ? batch[0]! : Buffer.concat(batch, bytes), this.onWritten);
     }
     this.sampleInflight();
     if (this.isBlocked && !this.overBounds()) this.unblock();

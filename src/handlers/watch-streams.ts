@@ -17,7 +17,7 @@ export const DEFAULT_WATCH_STREAM_LIMITS: WatchStreamLimits = {
   queueEvents: 200,
   queueBytes: 8 * 1024 * 1024,
   endGraceMs: 10_000,
-  cleanEndBytes: 256 * 1024,
+  cleanEndBytes: 4 * 1024 * 1024,
 };
 
 /** --max-watch-buffered-bytes 0: a quarter of the JavaScript heap limit. */
