@@ -13,7 +13,7 @@ import { WatchStream, type WatchStreamCoordinator, type WatchStreamHooks, type W
  */
 
 export const DEFAULT_WATCH_STREAM_LIMITS: WatchStreamLimits = {
-  socketBytes: 64 * 1024,
+  socketBytes: 16 * 1024,
   queueEvents: 200,
   queueBytes: 8 * 1024 * 1024,
   endGraceMs: 10_000,
