@@ -45,7 +45,7 @@ export interface StalledResult {
   gets: number;
   /** "Forcing … watcher close" lines in the server's log. */
   cut: number;
-  /** When the stalled clients read again at the end: streams that ended with the chunked terminator, were reset, or stayed open. */
+  /** When the stalled clients read again at the end (for up to 30 s): streams that ended with the chunked terminator, were reset, or stayed open. */
   stalledEndedClean: number;
   stalledReset: number;
   stalledOpen: number;
@@ -176,7 +176,9 @@ async function run(cfg: BenchConfig, stalledCount: number, log: (msg: string) =>
 
     // The stalled clients read again: a cut stream ends (cleanly or not), a live one stays open.
     for (const s of stalled) s.res?.resume();
-    await sleep(3000);
+    // Each holds what its socket buffers took (MiBs): give the reads time, bounded.
+    const readUntil = performance.now() + 30_000;
+    while (stalled.some((s) => s.outcome === 'open') && performance.now() < readUntil) await sleep(200);
 
     const latencies: number[] = [];
     for (let w = 0; w < cfg.stalledHealthy; w++) {
