@@ -50,6 +50,12 @@ const isEncoded = (f: Frame): f is EncodedFrame => 'parts' in f;
 
 type State = 'waiting' | 'open' | 'ending' | 'cut' | 'closed';
 
+/** The resource a watch is on (kube's group and plural resource name). */
+export interface WatchedResource {
+  group: string;
+  resource: string;
+}
+
 export interface WatchStreamHooks {
   /** Frames of an initial or replayed event, made when the event is written. */
   encode(event: WatcherEvent): Buffer[];
@@ -78,15 +84,18 @@ export class WatchStream {
   constructor(
     private readonly res: ServerResponse,
     private readonly coord: WatchStreamCoordinator,
-    /** group/resource, for the dispatch budget and logs. */
-    readonly resource: string,
+    readonly watched: WatchedResource,
     /** What the logs call this watch. */
     readonly identifier: string,
     readonly logger: Logger,
     private readonly hooks: WatchStreamHooks,
   ) {
     res.on('close', () => this.dispose());
+    this.resource = watched.group ? `${watched.resource}.${watched.group}` : watched.resource;
   }
+
+  /** resource.group, for the dispatch budget and logs. */
+  readonly resource: string;
 
   /** Bytes held for this watcher: queued frames and the socket's unsent bytes. */
   get heldBytes(): number {

@@ -3,7 +3,7 @@ import { getHeapStatistics } from 'node:v8';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../machinery/logger.js';
 import { TimeBudget } from './time-budget.js';
-import { WatchStream, type WatchStreamCoordinator, type WatchStreamHooks, type WatchStreamLimits } from './watch-stream.js';
+import { WatchStream, type WatchedResource, type WatchStreamCoordinator, type WatchStreamHooks, type WatchStreamLimits } from './watch-stream.js';
 
 /**
  * Every watch stream of one server: the bytes they hold together (bounded by
@@ -59,8 +59,8 @@ export class WatchStreams implements WatchStreamCoordinator {
   private closingHead = 0;
   private closingScheduled = false;
   private shedScheduled = false;
-  /** Watchers ended because they did not keep up (kube's apiserver_terminated_watchers_total). */
-  terminated = 0;
+  /** Watchers ended because they did not keep up, by group and resource (kube's apiserver_terminated_watchers_total). */
+  private readonly terminated = new Map<string, { group: string; resource: string; count: number }>();
 
   constructor(private readonly opts: WatchStreamsOptions) {
     this.limits = { ...DEFAULT_WATCH_STREAM_LIMITS, ...opts.limits };
@@ -69,7 +69,7 @@ export class WatchStreams implements WatchStreamCoordinator {
   }
 
   /** A stream for one watch response; undefined when the server is shutting down. */
-  open(res: ServerResponse, resource: string, identifier: string, logger: Logger, hooks: WatchStreamHooks): WatchStream | undefined {
+  open(res: ServerResponse, resource: WatchedResource, identifier: string, logger: Logger, hooks: WatchStreamHooks): WatchStream | undefined {
     if (this.opts.shutdown.aborted) return undefined;
     const stream = new WatchStream(res, this, resource, identifier, logger, hooks);
     this.streams.add(stream);
@@ -81,8 +81,12 @@ export class WatchStreams implements WatchStreamCoordinator {
   }
 
   /** Bytes held for all watchers now. */
-  get bufferedBytes(): number {
+  bufferedBytes(): number {
     return this.total;
+  }
+
+  terminatedWatchers(): Array<{ group: string; resource: string; count: number }> {
+    return [...this.terminated.values()];
   }
 
   held(_stream: WatchStream, delta: number): void {
@@ -140,7 +144,7 @@ export class WatchStreams implements WatchStreamCoordinator {
     this.rounds.delete(round.resource);
     for (const s of [...round.members]) {
       if (!s.isBlocked) continue;
-      this.terminated++;
+      this.countTerminated(s);
       if (s.logger.v(1)) s.logger.info(`Forcing ${s.resource} watcher close due to unresponsiveness: ${s.identifier}. queued events = ${s.queuedEventCount}, held bytes = ${s.heldBytes}`);
       s.cut();
     }
@@ -154,10 +158,17 @@ export class WatchStreams implements WatchStreamCoordinator {
     const candidates = [...this.streams].filter((s) => s.isOpen).sort((a, b) => b.heldBytes - a.heldBytes);
     for (const s of candidates) {
       if (this.total <= target) break;
-      this.terminated++;
+      this.countTerminated(s);
       if (s.logger.v(1)) s.logger.info(`Forcing ${s.resource} watcher close: watchers hold more than --max-watch-buffered-bytes=${this.maxBufferedBytes}: ${s.identifier}. held bytes = ${s.heldBytes}`);
       s.cut();
     }
+  }
+
+  private countTerminated(s: WatchStream): void {
+    const key = s.resource;
+    const entry = this.terminated.get(key);
+    if (entry) entry.count++;
+    else this.terminated.set(key, { group: s.watched.group, resource: s.watched.resource, count: 1 });
   }
 
   private runCloses(): void {

@@ -92,8 +92,7 @@ export async function handleWatch(scope: ResourceScope, streams: WatchStreams): 
     for (const t of timers) clearTimeout(t);
     handle?.stop();
   };
-  const resource = info.group ? `${info.name}.${info.group}` : info.name;
-  const stream = streams.open(res, resource, ctx.req.url ?? '', ctx.logger, { encode: eventParts, stop });
+  const stream = streams.open(res, { group: info.group, resource: info.name }, ctx.req.url ?? '', ctx.logger, { encode: eventParts, stop });
   if (!stream) return;
   const beginStream = (): void => {
     res.writeHead(200, {

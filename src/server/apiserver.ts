@@ -199,7 +199,7 @@ export class ApiServer {
         this.synced = true;
       });
     this.controllersSynced.catch((err: unknown) => this.logger.error(`controller start failed: ${(err as Error).message}`));
-    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry), `${this.config.bindAddress}:${this.port}`);
+    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams), `${this.config.bindAddress}:${this.port}`);
     if (this.pki.admin && cfg.adminKubeconfig !== undefined) writeKubeconfig(cfg.adminKubeconfig, this.adminKubeconfig());
   }
 

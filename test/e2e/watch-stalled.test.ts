@@ -187,6 +187,9 @@ describe('stalled watchers', () => {
       const bound = run.rssBefore + history + 4 * limit + 64 * MiB;
       assert.ok(run.peakRss < bound, `peak RSS ${Math.round(run.peakRss / MiB)} MiB stays under ${Math.round(bound / MiB)} MiB (${Math.round(run.rssBefore / MiB)} MiB before writing, ${run.writes} writes)`);
       assert.doesNotMatch(server.output(), /MaxListenersExceededWarning/);
+      const metrics = (await http(server, 'GET', '/metrics')).text;
+      assert.equal(Number(/^apiserver_terminated_watchers_total\{group="",resource="configmaps"\} (\d+)$/m.exec(metrics)?.[1]), run.cuts.size, 'each cut is counted in kube\'s metric');
+      assert.match(metrics, /^capstan_watch_buffered_bytes \d+$/m);
       s.agent.destroy();
     });
   });
