@@ -43,8 +43,18 @@ interface EncodedFrame {
   size: number;
 }
 
-/** An initial or replayed event: a reference into the cache, encoded when written. */
-type Frame = EncodedFrame | WatcherEvent;
+/**
+ * An event encoded only when written: initial state and replayed history
+ * (outside the bounds), and live events of views encoded per watch (Table,
+ * PartialObjectMetadata), which must be encoded in stream order (a Table's
+ * first row carries the column headers) and then hold no per-watch bytes while queued.
+ */
+interface LazyFrame {
+  event: WatcherEvent;
+  live: boolean;
+}
+
+type Frame = EncodedFrame | LazyFrame;
 
 const isEncoded = (f: Frame): f is EncodedFrame => 'parts' in f;
 
@@ -119,8 +129,17 @@ export class WatchStream {
   /** Initial state or replayed history: references, unbounded (the cache holds them anyway). */
   pushInitial(events: WatcherEvent[]): void {
     if (this.state !== 'waiting' && this.state !== 'open') return;
-    for (const e of events) this.queue.push(e);
+    for (const event of events) this.queue.push({ event, live: false });
     this.pump();
+  }
+
+  /** Live events encoded when written (views encoded per watch): bounded by count. */
+  pushEvents(events: WatcherEvent[]): void {
+    if (this.state !== 'waiting' && this.state !== 'open') return;
+    for (const event of events) this.queue.push({ event, live: true });
+    this.queuedEvents += events.length;
+    this.pump();
+    this.checkBlocked();
   }
 
   /** Live frames, each as its parts. */
@@ -137,6 +156,10 @@ export class WatchStream {
     this.queuedBytes += total;
     this.coord.held(this, total);
     this.pump();
+    this.checkBlocked();
+  }
+
+  private checkBlocked(): void {
     if (this.state === 'open' && !this.isBlocked && this.overBounds()) {
       this.isBlocked = true;
       this.coord.blocked(this);
@@ -219,7 +242,8 @@ export class WatchStream {
           written += frame.size;
           this.queuedEvents--;
         } else {
-          for (const p of this.hooks.encode(frame)) {
+          if (frame.live) this.queuedEvents--;
+          for (const p of this.hooks.encode(frame.event)) {
             batch.push(p);
             bytes += p.length;
           }

@@ -121,7 +121,8 @@ export async function handleWatch(scope: ResourceScope, streams: WatchStreams): 
         onEvents: (events) => {
           lastRevision = Math.max(lastRevision, events[events.length - 1]!.object.revision);
           if (initial) stream.pushInitial(events);
-          else stream.push(events.map(eventParts));
+          else if (cachedBytes) stream.push(events.map(eventParts));
+          else stream.pushEvents(events);
         },
         onInitialEventsEnd: (revision) => {
           lastRevision = Math.max(lastRevision, revision);
