@@ -4,8 +4,8 @@
  * smoke run of well under a minute, and each knob can still be set on its own.
  */
 
-export type Section = 'core' | 'writes' | 'validation' | 'list' | 'watch' | 'memory' | 'etcd';
-export const SECTIONS: readonly Section[] = ['core', 'writes', 'validation', 'list', 'watch', 'memory', 'etcd'];
+export type Section = 'core' | 'writes' | 'validation' | 'list' | 'watch' | 'stalled' | 'memory' | 'etcd';
+export const SECTIONS: readonly Section[] = ['core', 'writes', 'validation', 'list', 'watch', 'stalled', 'memory', 'etcd'];
 
 export interface BenchConfig {
   quick: boolean;
@@ -28,6 +28,13 @@ export interface BenchConfig {
   watchers: number;
   watchRate: number;
   watchSeconds: number;
+  /** stalled: watchers that stop reading, healthy ones beside them, updates per second, seconds of writing, ConfigMap payload bytes, idle seconds before the final RSS. */
+  stalledWatchers: number;
+  stalledHealthy: number;
+  stalledRate: number;
+  stalledSeconds: number;
+  stalledPayload: number;
+  stalledSettleSeconds: number;
 }
 
 function num(name: string, fallback: number): number {
@@ -70,5 +77,11 @@ export function loadConfig(): BenchConfig {
     watchers: num('BENCH_WATCHERS', quick ? 100 : 1000),
     watchRate: num('BENCH_WATCH_RATE', quick ? 20 : 100),
     watchSeconds: num('BENCH_WATCH_SECONDS', quick ? 2 : 10),
+    stalledWatchers: num('BENCH_STALLED_WATCHERS', quick ? 200 : 1000),
+    stalledHealthy: num('BENCH_STALLED_HEALTHY', 10),
+    stalledRate: num('BENCH_STALLED_RATE', 50),
+    stalledSeconds: num('BENCH_STALLED_SECONDS', quick ? 10 : 120),
+    stalledPayload: num('BENCH_STALLED_PAYLOAD', 4000),
+    stalledSettleSeconds: num('BENCH_STALLED_SETTLE_SECONDS', quick ? 12 : 15),
   };
 }

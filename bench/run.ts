@@ -13,6 +13,7 @@ import { listNamespace, listSection, type ListResult } from './list.js';
 import { renderMarkdown, type Report } from './report.js';
 import { storeSection, type StoreResult } from './store.js';
 import { watchSection, type WatchResult } from './watch.js';
+import { stalledSection, type StalledResult } from './stalled-watch.js';
 import { writesSection } from './writes.js';
 import { fieldValidationSection, type FieldValidationResult } from './field-validation.js';
 
@@ -21,6 +22,7 @@ import { fieldValidationSection, type FieldValidationResult } from './field-vali
  * the same run (see report.ts's "How to read this"). Two servers, each on its
  * own temporary data dir:
  *  1. core phases (32 clients), large lists (listSizes), watch fan-out;
+ *     stalled watchers beside healthy ones, each run on a fresh server;
  *  2. memory while loading storeObjects ConfigMaps, the big list, a restart;
  * then, on its own etcd, Capstan on the etcd3 backend with one and three
  * processes beside the etcd client's own put/range (etcd.ts).
@@ -39,6 +41,7 @@ async function main(): Promise<void> {
   let fieldValidation: FieldValidationResult | undefined;
   const lists: ListResult[] = [];
   let watch: WatchResult[] = [];
+  let stalled: StalledResult[] = [];
   let store: StoreResult | undefined;
   let etcd: EtcdResult | undefined;
 
@@ -74,6 +77,8 @@ async function main(): Promise<void> {
       removeDir(dataDir);
     }
   }
+
+  if (cfg.sections.has('stalled')) stalled = await stalledSection(cfg, log);
 
   if (cfg.sections.has('validation')) {
     log('field validation (in-process)');
@@ -113,6 +118,7 @@ async function main(): Promise<void> {
     ...(fieldValidation ? { fieldValidation } : {}),
     lists,
     watch,
+    stalled,
     ...(store ? { store } : {}),
     ...(etcd ? { etcd } : {}),
     totalSeconds: round((performance.now() - began) / 1000, 1),

@@ -6,8 +6,9 @@ import { makeAgent, startRequest, type Target } from './http-client.js';
  * The watch phase's writer, in a worker thread so that its pace (an open loop:
  * write i is due at start + i/rate, whether or not earlier writes were
  * answered) does not depend on how busy the main thread is reading 1,000
- * watch streams. Each write creates a ConfigMap `w-<seq>` whose data carries
- * `seq` and `sentAt` (epoch ms, sub-ms precision, comparable across threads).
+ * watch streams. Each write creates a ConfigMap `w-<seq>` (or updates one of
+ * a fixed set) whose data carries `seq` and `sentAt` (epoch ms, sub-ms
+ * precision, comparable across threads).
  */
 
 export interface WriterInput {
@@ -15,6 +16,8 @@ export interface WriterInput {
   path: string;
   rate: number;
   total: number;
+  /** Updates instead of creates: write i is a PUT of `w-<i mod objects>` (which must exist). */
+  update?: { objects: number };
   /** The object to post; name, data.seq and data.sentAt are filled in per write. */
   template: { metadata: Record<string, unknown>; data?: Record<string, string> } & Record<string, unknown>;
 }
@@ -45,10 +48,12 @@ async function run(input: WriterInput): Promise<WriterOutput> {
     const { data, metadata, ...rest } = input.template;
     const { seq: _seq, sentAt: _sentAt, ...otherData } = data ?? {};
     sentAt[seq] = now();
-    const body = JSON.stringify({ ...rest, metadata: { ...metadata, name: `w-${seq}` }, data: { seq: String(seq), sentAt: sentAt[seq]!.toFixed(3), ...otherData } });
+    const name = input.update ? `w-${seq % input.update.objects}` : `w-${seq}`;
+    const body = JSON.stringify({ ...rest, metadata: { ...metadata, name }, data: { seq: String(seq), sentAt: sentAt[seq]!.toFixed(3), ...otherData } });
+    const spec = input.update ? { method: 'PUT', path: `${input.path}/${name}`, body } : { method: 'POST', path: input.path, body };
     inflight.push(
       new Promise<void>((resolve) => {
-        const req = startRequest(agent, input.target, { method: 'POST', path: input.path, body }, (res) => {
+        const req = startRequest(agent, input.target, spec, (res) => {
           res.resume();
           res.on('end', () => {
             ackAt[seq] = now();

@@ -53,7 +53,7 @@ const MARKER = Buffer.from('"seq":"');
 const QUOTE = 34;
 
 /** One watch stream: splits lines and records each event's arrival by seq. */
-class WatchStream {
+export class WatchStream {
   private rest: Buffer | undefined;
   ended = false;
   sample: string | undefined;
@@ -89,7 +89,7 @@ class WatchStream {
   }
 }
 
-class FanoutState {
+export class FanoutState {
   readonly arrivals: Float64Array;
   delivered = 0;
   duplicates = 0;
@@ -227,7 +227,7 @@ async function fanout(o: FanoutOptions): Promise<{ result: WatchResult; sample: 
   return { result, sample: streams.find((s) => s.sample !== undefined)?.sample };
 }
 
-function runWriter(input: WriterInput): Promise<WriterOutput> {
+export function runWriter(input: WriterInput): Promise<WriterOutput> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./watch-writer.js', import.meta.url), { workerData: input });
     worker.once('message', (out: WriterOutput) => {

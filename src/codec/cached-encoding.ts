@@ -1,6 +1,6 @@
 import type { CachedObject } from './cached-object.js';
 import type { KubeObject } from '../machinery/object.js';
-import { encodeProtobufMessage, envelopeMessage } from './protobuf/index.js';
+import { encodeProtobufMessage, envelopeMessage, watchEventFrameHeader } from './protobuf/index.js';
 
 /**
  * Bytes of cached objects (JSON, and protobuf for clients that prefer it),
@@ -50,9 +50,26 @@ export function jsonListParts(listKind: string, apiVersion: string, listMeta: Re
   return parts;
 }
 
-/** One watch event line: `{"type":"…","object":…}\n`. */
-export function jsonWatchEventBytes(type: string, object: Buffer): Buffer {
-  return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), object, Buffer.from('}\n')]);
+const JSON_EVENT_SUFFIX = Buffer.from('}\n');
+const jsonEventPrefixes = new Map<string, Buffer>();
+
+/**
+ * One watch event line, `{"type":"…","object":…}\n`, as parts: a shared prefix
+ * per type, the object's bytes as given, a shared suffix. A watcher queues
+ * and writes these parts, so an event sent to 1,000 watchers is still one
+ * encoding of its object.
+ */
+export function jsonWatchEventParts(type: string, object: Buffer): Buffer[] {
+  let prefix = jsonEventPrefixes.get(type);
+  if (!prefix) jsonEventPrefixes.set(type, (prefix = Buffer.from(`{"type":${JSON.stringify(type)},"object":`)));
+  return [prefix, object, JSON_EVENT_SUFFIX];
+}
+
+/** A protobuf watch frame as parts: its header (kept with the object version) and the shared envelope. */
+export function protobufWatchEventParts(type: string, cached: CachedObject, served: ServedType): Buffer[] {
+  const enveloped = protobufObjectBytes(cached, served);
+  const header = cached.encoded(`pb-event-header:${type}:${served.apiVersion}`, () => watchEventFrameHeader(type, enveloped.length));
+  return [header, enveloped];
 }
 
 /** The served object's protobuf message (a list item, or Unknown.raw). */

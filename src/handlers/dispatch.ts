@@ -21,6 +21,7 @@ import type { ResourceDescriptor, SubresourceKind, VirtualKind } from '../regist
 import { ResourceScope } from './scope.js';
 import { handleUpdate } from './update.js';
 import { handleWatch } from './watch.js';
+import type { WatchStreams } from './watch-streams.js';
 
 export interface ResourceDeps {
   catalog: ApiCatalog;
@@ -31,6 +32,8 @@ export interface ResourceDeps {
   authorizer: Authorizer;
   /** Aborted when the server shuts down (ends watches). */
   shutdown: AbortSignal;
+  /** Every watch response's writer: per-watcher and global bounds on what waits for slow clients. */
+  watchStreams: WatchStreams;
 }
 
 
@@ -110,7 +113,7 @@ export async function serveResource(ctx: RequestContext, req: ResourceRequestInf
     case 'list':
       return handleList(scope);
     case 'watch':
-      return handleWatch(scope, deps.shutdown);
+      return handleWatch(scope, deps.watchStreams);
     case 'create':
       return handleCreate(scope, deps.admission);
     case 'update':

@@ -1,6 +1,6 @@
-import { jsonObjectBytes, jsonWatchEventBytes, protobufObjectBytes } from '../codec/cached-encoding.js';
+import { jsonObjectBytes, jsonWatchEventParts, protobufWatchEventParts } from '../codec/cached-encoding.js';
 import { JSON_TYPE, PROTOBUF_TYPE } from '../codec/media-type.js';
-import { encodeWatchEvent, frameWatchEvent, PROTOBUF_WATCH_MEDIA_TYPE } from '../codec/protobuf/index.js';
+import { encodeWatchEvent, PROTOBUF_WATCH_MEDIA_TYPE } from '../codec/protobuf/index.js';
 import { parseIncludeObject, partialObjectMetadata, table } from '../codec/views.js';
 import type { CachedObject } from '../codec/cached-object.js';
 import type { ReaderWatch } from '../cache/resource-reader.js';
@@ -12,9 +12,7 @@ import { ApiError, notAcceptable } from '../machinery/errors.js';
 import { selectionFor } from './list.js';
 import { parseListParams } from './options.js';
 import type { ResourceScope } from './scope.js';
-
-/** A client this far behind (bytes buffered for it) is cut off rather than buffered without bound. */
-const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
+import type { WatchStreams } from './watch-streams.js';
 
 /** kube-apiserver's --min-request-timeout: watches without timeoutSeconds end after 30–60 minutes. */
 const MIN_REQUEST_TIMEOUT_SECONDS = 1800;
@@ -30,8 +28,10 @@ export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
  * A watch, served from the watch cache: a chunked stream of `{"type","object"}`
  * JSON documents (or length-prefixed protobuf events), one per change, with
  * bookmarks when asked for, ended by timeoutSeconds, the client, or shutdown.
+ * Writing, its bounds and the cut of a watcher that does not keep up are the
+ * WatchStream's (watch-stream.ts).
  */
-export async function handleWatch(scope: ResourceScope, shutdown: AbortSignal): Promise<void> {
+export async function handleWatch(scope: ResourceScope, streams: WatchStreams): Promise<void> {
   const { ctx, info } = scope;
   const neg = scope.negotiate();
   // Watches stream JSON documents or length-prefixed protobuf events; YAML has no stream framing.
@@ -62,9 +62,10 @@ export async function handleWatch(scope: ResourceScope, shutdown: AbortSignal): 
   };
   const frame = (type: string, object: Record<string, unknown>): Buffer =>
     protobuf ? encodeWatchEvent(type, object) : Buffer.from(JSON.stringify({ type, object }) + '\n');
-  const eventBytes = (e: WatcherEvent): Buffer => {
-    if (!cachedBytes) return frame(e.type, render(e.object));
-    return protobuf ? frameWatchEvent(e.type, protobufObjectBytes(e.object, scope.served)) : jsonWatchEventBytes(e.type, jsonObjectBytes(e.object, scope.served));
+  /** The event's frame as parts; in the object view, the cache's shared encoding of the object. */
+  const eventParts = (e: WatcherEvent): Buffer[] => {
+    if (!cachedBytes) return [frame(e.type, render(e.object))];
+    return protobuf ? protobufWatchEventParts(e.type, e.object, scope.served) : jsonWatchEventParts(e.type, jsonObjectBytes(e.object, scope.served));
   };
   /** A bookmark: an object of the requested kind (or view) carrying only its resourceVersion. */
   const bookmark = (revision: number, annotations?: Record<string, string>): Buffer => {
@@ -83,30 +84,15 @@ export async function handleWatch(scope: ResourceScope, shutdown: AbortSignal): 
   // Bookmarks never go back behind what this watch has already been told.
   let lastRevision = start.kind === 'after' ? start.revision : 0;
   let handle: ReaderWatch | undefined;
-  let finished = false;
-  let streaming = false;
-  const pending: Buffer[] = [];
+  let stopped = false;
   const timers: NodeJS.Timeout[] = [];
-  const finish = (): void => {
-    if (finished) return;
-    finished = true;
+  const stop = (): void => {
+    stopped = true;
     for (const t of timers) clearTimeout(t);
     handle?.stop();
-    shutdown.removeEventListener('abort', finish);
-    if (streaming && !res.writableEnded) res.end();
   };
-  const send = (chunk: Buffer): void => {
-    if (finished) return;
-    if (!streaming) {
-      pending.push(chunk);
-      return;
-    }
-    res.write(chunk);
-    if (res.writableLength > MAX_BUFFERED_BYTES) {
-      res.destroy();
-      finish();
-    }
-  };
+  const stream = streams.open(res, { group: info.group, resource: info.name }, ctx.req.url ?? '', ctx.logger, { encode: eventParts, stop });
+  if (!stream) return;
   const beginStream = (): void => {
     res.writeHead(200, {
       'Content-Type': protobuf ? PROTOBUF_WATCH_MEDIA_TYPE : neg.contentType,
@@ -115,55 +101,55 @@ export async function handleWatch(scope: ResourceScope, shutdown: AbortSignal): 
       'Transfer-Encoding': 'chunked',
     });
     ctx.req.socket.setNoDelay(true);
-    streaming = true;
-    if (pending.length > 0) res.write(Buffer.concat(pending.splice(0)));
-    else res.flushHeaders();
+    res.flushHeaders();
+    stream.open();
   };
 
-  ctx.req.on('close', finish);
-  res.on('close', finish);
-  shutdown.addEventListener('abort', finish);
+  ctx.req.on('close', () => stream.end());
   const timeoutMs = (params.timeoutSeconds ?? Math.floor(MIN_REQUEST_TIMEOUT_SECONDS * (1 + Math.random()))) * 1000;
   const deadline = Date.now() + timeoutMs;
-  timers.push(setTimeout(finish, timeoutMs));
+  timers.push(setTimeout(() => stream.end(), timeoutMs));
 
+  // Until the stream begins, events are the initial state and replayed history:
+  // references into the cache, encoded as they are written.
+  let initial = true;
   try {
     handle = await scope.store.watch(
       { ...selection, start },
       {
         onEvents: (events) => {
           lastRevision = Math.max(lastRevision, events[events.length - 1]!.object.revision);
-          send(Buffer.concat(events.map(eventBytes)));
+          if (initial) stream.pushInitial(events);
+          else if (cachedBytes) stream.push(events.map(eventParts));
+          else stream.pushEvents(events);
         },
         onInitialEventsEnd: (revision) => {
           lastRevision = Math.max(lastRevision, revision);
-          if (params.allowWatchBookmarks) send(bookmark(revision, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' }));
+          if (params.allowWatchBookmarks) stream.push([[bookmark(revision, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' })]]);
         },
         onEnd: (err) => {
-          if (err) send(frame('ERROR', err.status as unknown as Record<string, unknown>));
-          finish();
+          if (err) stream.push([[frame('ERROR', err.status as unknown as Record<string, unknown>)]]);
+          stream.end();
         },
       },
     );
   } catch (err) {
     // A start revision older than history is reported in the stream, as the cacher does.
     if (!(err instanceof ApiError) || err.code !== 410) {
-      finish();
+      stream.end();
       throw err;
     }
     beginStream();
-    res.write(frame('ERROR', err.status as unknown as Record<string, unknown>));
-    finish();
+    stream.push([[frame('ERROR', err.status as unknown as Record<string, unknown>)]]);
+    stream.end();
     return;
   }
-  if (finished) {
+  initial = false;
+  if (stopped) {
     handle.stop();
     return;
   }
-  beginStream();
-  if (params.allowWatchBookmarks) scheduleBookmarks();
-
-  function scheduleBookmarks(): void {
+  const scheduleBookmarks = (): void => {
     const now = Date.now();
     const next = Math.min(now + BOOKMARK_FREQUENCY_MS, deadline - BOOKMARK_BEFORE_DEADLINE_MS);
     if (next <= now) return;
@@ -171,10 +157,12 @@ export async function handleWatch(scope: ResourceScope, shutdown: AbortSignal): 
       setTimeout(() => {
         void scope.store.freshRevision().then((revision) => {
           lastRevision = Math.max(lastRevision, revision);
-          send(bookmark(lastRevision));
-          if (!finished) scheduleBookmarks();
+          stream.push([[bookmark(lastRevision)]]);
+          if (!stopped) scheduleBookmarks();
         });
       }, next - now),
     );
-  }
+  };
+  beginStream();
+  if (params.allowWatchBookmarks) scheduleBookmarks();
 }

@@ -11,12 +11,21 @@ export interface CacheStatsSource {
   cacheStats(): Array<{ group: string; resource: string; stats: WatchCacheStats }>;
 }
 
+/** Watch streams: watchers closed for not keeping up, and the bytes held for all watchers. */
+export interface WatchStreamStatsSource {
+  terminatedWatchers(): Array<{ group: string; resource: string; count: number }>;
+  bufferedBytes(): number;
+}
+
 type PromClient = typeof import('prom-client');
 
 export class Metrics {
   private registry: import('prom-client').Registry | undefined;
 
-  constructor(private readonly caches: CacheStatsSource) {}
+  constructor(
+    private readonly caches: CacheStatsSource,
+    private readonly watches?: WatchStreamStatsSource,
+  ) {}
 
   private async build(): Promise<import('prom-client').Registry> {
     const prom: PromClient = await import('prom-client');
@@ -45,6 +54,27 @@ export class Metrics {
     perCache('capstan_watch_cache_watchers', 'Watches served by the watch cache.', (s) => s.watchers);
     perCache('capstan_watch_cache_oldest_event_age_seconds', 'Age of the oldest event in the watch cache history (how far back watches can resume).', (s) => s.oldestEventAgeSeconds);
     perCache('capstan_watch_cache_oldest_revision', 'The oldest revision a watch can start from.', (s) => s.oldestRevision);
+    const watches = this.watches;
+    if (watches) {
+      new prom.Counter({
+        name: 'apiserver_terminated_watchers_total',
+        help: 'Counter of watchers closed due to unresponsiveness broken by resource type.',
+        labelNames: ['group', 'resource'],
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const t of watches.terminatedWatchers()) this.inc({ group: t.group, resource: t.resource }, t.count);
+        },
+      });
+      new prom.Gauge({
+        name: 'capstan_watch_buffered_bytes',
+        help: 'Bytes held for all watchers: events queued for clients that read slower than events come, and unsent socket buffers (bounded by --max-watch-buffered-bytes).',
+        registers: [registry],
+        collect() {
+          this.set(watches.bufferedBytes());
+        },
+      });
+    }
     return registry;
   }
 

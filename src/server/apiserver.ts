@@ -21,6 +21,7 @@ import { ClusterIpAllocator, NodePortAllocator } from '../registry/services/allo
 import { parseCidr } from '../registry/services/cidr.js';
 import { ServiceAllocation } from '../registry/services/service-store.js';
 import { serveResource } from '../handlers/dispatch.js';
+import { WatchStreams } from '../handlers/watch-streams.js';
 import { HealthChecks } from '../observability/health.js';
 import { Metrics } from '../observability/metrics.js';
 import { Registry } from '../registry/registry.js';
@@ -92,6 +93,7 @@ export class ApiServer {
   pki!: ServerPki;
   private readonly controllers: Controller[] = [];
   private readonly shutdownController = new AbortController();
+  readonly watchStreams: WatchStreams;
   private systemNamespaces!: SystemNamespaces;
   private stopCompactor: (() => void) | undefined;
   /** Set when several processes may share the store (etcd3 with --leader-elect). */
@@ -113,6 +115,7 @@ export class ApiServer {
     this.logger = options.logger ?? stderrLogger(this.config.verbosity);
     this.catalog = ApiCatalog.load({ runtimeConfig: this.config.runtimeConfig });
     this.authorizer = new UnionAuthorizer(options.authorizers ?? [new InterimAuthorizer()]);
+    this.watchStreams = new WatchStreams({ maxBufferedBytes: this.config.maxWatchBufferedBytes ?? 0, shutdown: this.shutdownController.signal });
     this.handler = this.buildHandler();
   }
 
@@ -200,7 +203,7 @@ export class ApiServer {
         this.synced = true;
       });
     this.controllersSynced.catch((err: unknown) => this.logger.error(`controller start failed: ${(err as Error).message}`));
-    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry), `${this.config.bindAddress}:${this.port}`);
+    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams), `${this.config.bindAddress}:${this.port}`);
     if (this.pki.admin && cfg.adminKubeconfig !== undefined) writeKubeconfig(cfg.adminKubeconfig, this.adminKubeconfig());
   }
 
@@ -343,6 +346,7 @@ export class ApiServer {
           authorizer: this.authorizer,
           featureGates: this.config.featureGates,
           shutdown: this.shutdownController.signal,
+          watchStreams: this.watchStreams,
         });
       },
     );

@@ -33,6 +33,8 @@ export interface ServerConfig {
   watchHistory: number;
   /** Events each resource's watch cache keeps at most. */
   watchCacheCapacity: number;
+  /** --max-watch-buffered-bytes: bytes held for all watchers together; absent: a quarter of the heap limit. */
+  maxWatchBufferedBytes?: number;
   /** --service-cluster-ip-range (IPv4 CIDR). */
   serviceClusterIpRange: string;
   /** --service-node-port-range (`first-last`). */

@@ -26,6 +26,7 @@ export const FLAG_SPECS: FlagSpec[] = [
   { name: 'shutdown-delay-duration', type: 'duration', default: '0s', help: 'Time to delay the termination. During that time the server keeps serving requests normally and /readyz returns failure.' },
   { name: 'watch-cache-history', type: 'duration', default: '5m', help: 'How long the watch cache keeps events (watches can resume from a resourceVersion within it) and the store keeps history before compaction.' },
   { name: 'watch-cache-capacity', type: 'int', default: '100000', help: 'The most events each resource\'s watch cache keeps; older ones leave its history early.' },
+  { name: 'max-watch-buffered-bytes', type: 'int', default: '0', help: 'The most bytes held for all watchers together (events queued for clients that read slower than they are sent, and unsent socket buffers); when reached, the watchers furthest behind are closed and resume from their last resourceVersion. 0 means a quarter of the JavaScript heap limit.' },
   { name: 'service-cluster-ip-range', type: 'string', default: '10.0.0.0/24', help: 'A CIDR notation IP range from which to assign service cluster IPs. This must not overlap with any IP ranges assigned to nodes or pods.' },
   { name: 'service-node-port-range', type: 'string', default: '30000-32767', help: 'A port range to reserve for services with NodePort visibility. Example: \'30000-32767\'. Inclusive at both ends of the range.' },
   { name: 'leader-elect', type: 'bool', default: 'true', help: 'Start a leader election client and gain leadership before running leader-only work (controllers, compaction); several processes on one etcd need it.' },
@@ -57,6 +58,8 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
   const port = p.values.get('secure-port') as number;
   if (port < 0 || port > 65535) throw new FlagError(`--secure-port ${port} must be between 0 and 65535, inclusive`);
   if ((p.values.get('watch-cache-capacity') as number) < 1) throw new FlagError('--watch-cache-capacity must be at least 1');
+  const maxWatchBuffered = p.values.get('max-watch-buffered-bytes') as number;
+  if (maxWatchBuffered < 0) throw new FlagError('--max-watch-buffered-bytes must not be negative');
   try {
     const range = parseCidr(str(p, 'service-cluster-ip-range'));
     if (range.size < 8) throw new Error('too small');
@@ -99,6 +102,7 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     verbosity: p.values.get('v') as number,
     featureGates: featureGatesFromFlag(p.values.get('feature-gates') as string[]),
   };
+  if (maxWatchBuffered > 0) config.maxWatchBufferedBytes = maxWatchBuffered;
   if (str(p, 'tls-cert-file')) config.tlsCertFile = resolve(cwd, str(p, 'tls-cert-file'));
   if (str(p, 'tls-private-key-file')) config.tlsPrivateKeyFile = resolve(cwd, str(p, 'tls-private-key-file'));
   if (str(p, 'client-ca-file')) config.clientCaFile = resolve(cwd, str(p, 'client-ca-file'));

@@ -57,3 +57,54 @@ export function openWatch(server: { url: string; creds: Credentials }, path: str
   };
 }
 
+
+/**
+ * A watch whose client reads the response headers and then stops reading (a
+ * paused response: Node stops reading the socket once its small buffers are
+ * full), until `resume()`. `ended` resolves with whether the stream ended
+ * with the chunked terminator (`complete`) or was cut short. With `parse`,
+ * the events read after resuming are collected; otherwise only counted in bytes.
+ */
+export function openStalledWatch(
+  server: { url: string; creds: Credentials },
+  path: string,
+  parse = false,
+): { opened: Promise<number>; resume: () => void; ended: Promise<'complete' | 'incomplete'>; events: StreamEvent[]; close: () => void } {
+  const u = new URL(path, server.url);
+  const events: StreamEvent[] = [];
+  const started = Date.now();
+  let resolveOpened!: (status: number) => void;
+  const opened = new Promise<number>((r) => (resolveOpened = r));
+  let resolveEnded!: (how: 'complete' | 'incomplete') => void;
+  const ended = new Promise<'complete' | 'incomplete'>((r) => (resolveEnded = r));
+  let response: import('node:http').IncomingMessage | undefined;
+  const req = httpsRequest(
+    { method: 'GET', hostname: u.hostname, port: u.port, path: u.pathname + u.search, ca: server.creds.ca, cert: server.creds.cert, key: server.creds.key, agent: false },
+    (res) => {
+      response = res;
+      res.pause();
+      let buf = '';
+      res.on('data', (d: Buffer) => {
+        if (!parse) return;
+        buf += d.toString('utf8');
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          if (!line.trim()) continue;
+          const e = JSON.parse(line) as { type: string; object: unknown };
+          events.push({ at: Date.now() - started, type: e.type, object: e.object });
+        }
+      });
+      res.on('error', () => undefined);
+      res.on('close', () => resolveEnded(res.complete ? 'complete' : 'incomplete'));
+      resolveOpened(res.statusCode ?? 0);
+    },
+  );
+  req.on('error', () => {
+    resolveOpened(0);
+    resolveEnded('incomplete');
+  });
+  req.end();
+  return { opened, resume: () => response?.resume(), ended, events, close: () => req.destroy() };
+}

@@ -7,7 +7,7 @@
 import { messageForKind } from './descriptor.js';
 import { typeOf, type TypeInfo, writeUnknown } from './envelope.js';
 import { encodeFields } from './encode.js';
-import { Writer, WIRE_BYTES, WIRE_VARINT } from './wire.js';
+import { varintSize, Writer, WIRE_BYTES, WIRE_VARINT } from './wire.js';
 
 /** The object's own message (what Unknown.raw holds), without the envelope. */
 export function encodeProtobufMessage(obj: Record<string, unknown>, defaults?: Partial<TypeInfo>): Buffer {
@@ -61,18 +61,30 @@ export function composeProtobufList(listType: TypeInfo, meta: ProtobufListMeta, 
   return w.finish();
 }
 
-/** One watch frame around an enveloped object (see watch.ts for the framing). */
-export function frameWatchEvent(type: string, enveloped: Buffer): Buffer {
-  const w = new Writer(enveloped.length + 32);
-  const frame = w.beginFrame();
+/**
+ * The bytes of a watch frame before its enveloped object (see watch.ts for the
+ * framing): the frame is this header followed by the object unchanged, so a
+ * shared encoding of the object can be written after it without a copy.
+ */
+export function watchEventFrameHeader(type: string, envelopedLength: number): Buffer {
+  const typeLength = Buffer.byteLength(type);
+  const extLength = 1 + varintSize(envelopedLength) + envelopedLength;
+  const w = new Writer(32 + typeLength);
+  w.raw(FRAME_PLACEHOLDER);
   w.uint32((1 << 3) | WIRE_BYTES);
   w.string(type);
   w.uint32((2 << 3) | WIRE_BYTES);
-  const ext = w.beginLength();
+  w.uint32(extLength);
   w.uint32((1 << 3) | WIRE_BYTES);
-  w.uint32(enveloped.length);
-  w.raw(enveloped);
-  w.endLength(ext);
-  w.endFrame(frame);
-  return w.finish();
+  w.uint32(envelopedLength);
+  const header = w.finish();
+  header.writeUInt32BE(header.length - 4 + envelopedLength, 0);
+  return header;
+}
+
+const FRAME_PLACEHOLDER = [0, 0, 0, 0];
+
+/** One watch frame around an enveloped object. */
+export function frameWatchEvent(type: string, enveloped: Buffer): Buffer {
+  return Buffer.concat([watchEventFrameHeader(type, enveloped.length), enveloped]);
 }

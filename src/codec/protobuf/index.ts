@@ -23,7 +23,7 @@ export {
 export type { DecodedObject, TypeInfo } from './envelope.js';
 export { hasEnvelopePrefix } from './envelope.js';
 export { decodeWatchEvents, decodeWatchEventMessage, encodeWatchEvent, type DecodedWatchEvent, type WatchEventType } from './watch.js';
-export { composeProtobufList, encodeProtobufMessage, envelopeMessage, frameWatchEvent, type ProtobufListMeta } from './compose.js';
+export { composeProtobufList, encodeProtobufMessage, envelopeMessage, frameWatchEvent, watchEventFrameHeader, type ProtobufListMeta } from './compose.js';
 
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 export const PROTOBUF_WATCH_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf;stream=watch';

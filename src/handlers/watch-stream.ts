@@ -1,0 +1,321 @@
+import type { ServerResponse } from 'node:http';
+import type { WatcherEvent } from '../cache/watch-cache.js';
+import type { Logger } from '../machinery/logger.js';
+
+/**
+ * The writing side of one watch: events go to the socket while its unsent
+ * bytes stay under a small bound; beyond it they wait in a bounded queue as
+ * references to already-encoded bytes (the watch cache's shared encodings),
+ * never as copies. A queue over its bounds marks the watcher blocked; the
+ * coordinator (watch-streams.ts) then gives it kube's short time budget
+ * before cutting it, and cuts the watchers furthest behind when all of them
+ * together hold too much.
+ */
+
+export interface WatchStreamLimits {
+  /** Unsent bytes a socket may hold before events wait in the queue instead (tens of KiB). */
+  socketBytes: number;
+  /** Events a watcher may have queued past its socket (kube: its input and result channels, 100 each). */
+  queueEvents: number;
+  /** Bytes a watcher may have queued past its socket (kube bounds by count only; objects here reach MiBs). */
+  queueBytes: number;
+  /** How long an ended or cut watch may take to flush its last bytes before its socket is destroyed (ms). */
+  endGraceMs: number;
+  /** A cut watch whose socket still holds more unsent bytes than this is destroyed rather than ended. */
+  cleanEndBytes: number;
+}
+
+/** What a stream needs from the coordinator of all streams. */
+export interface WatchStreamCoordinator {
+  readonly limits: WatchStreamLimits;
+  /** The bytes held for `stream` changed by `delta`. */
+  held(stream: WatchStream, delta: number): void;
+  blocked(stream: WatchStream): void;
+  unblocked(stream: WatchStream): void;
+  /** Closes a cut stream's response soon, a few per loop turn. */
+  scheduleClose(stream: WatchStream): void;
+  removed(stream: WatchStream): void;
+}
+
+/** Bytes queued as they will be written: parts of already-encoded frames. */
+interface EncodedFrame {
+  parts: Buffer[];
+  size: number;
+}
+
+/**
+ * An event encoded only when written: initial state and replayed history
+ * (outside the bounds), and live events of views encoded per watch (Table,
+ * PartialObjectMetadata), which must be encoded in stream order (a Table's
+ * first row carries the column headers) and then hold no per-watch bytes while queued.
+ */
+interface LazyFrame {
+  event: WatcherEvent;
+  live: boolean;
+}
+
+type Frame = EncodedFrame | LazyFrame;
+
+const isEncoded = (f: Frame): f is EncodedFrame => 'parts' in f;
+
+type State = 'waiting' | 'open' | 'ending' | 'cut' | 'closed';
+
+/** The resource a watch is on (kube's group and plural resource name). */
+export interface WatchedResource {
+  group: string;
+  resource: string;
+}
+
+export interface WatchStreamHooks {
+  /** Frames of an initial or replayed event, made when the event is written. */
+  encode(event: WatcherEvent): Buffer[];
+  /** The watch ends (gracefully, cut, or its connection closed): stop the cache watch and timers. Called once. */
+  stop(): void;
+}
+
+export class WatchStream {
+  private queue: Array<Frame | undefined> = [];
+  private head = 0;
+  /** Live frames in the queue (the bounds apply to these; initial events are references into the cache). */
+  private queuedEvents = 0;
+  private queuedBytes = 0;
+  /** The socket's unsent bytes when last looked at. */
+  private inflight = 0;
+  private state: State = 'waiting';
+  private stopped = false;
+  isBlocked = false;
+  /**
+   * Each write's completion writes more: the server raises sockets' write
+   * high-water mark to MiBs (apiserver.ts), so 'drain' would come far beyond
+   * this stream's bound, or never.
+   */
+  private readonly onWritten = (): void => this.pump();
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly coord: WatchStreamCoordinator,
+    readonly watched: WatchedResource,
+    /** What the logs call this watch. */
+    readonly identifier: string,
+    readonly logger: Logger,
+    private readonly hooks: WatchStreamHooks,
+  ) {
+    res.on('close', () => this.dispose());
+    this.resource = watched.group ? `${watched.resource}.${watched.group}` : watched.resource;
+  }
+
+  /** resource.group, for the dispatch budget and logs. */
+  readonly resource: string;
+
+  /** Bytes held for this watcher: queued frames and the socket's unsent bytes. */
+  get heldBytes(): number {
+    return this.queuedBytes + this.inflight;
+  }
+
+  get queuedEventCount(): number {
+    return this.queuedEvents;
+  }
+
+  /** Streaming and neither ending nor cut: a candidate for the global bound. */
+  get isOpen(): boolean {
+    return this.state === 'open';
+  }
+
+  /** Ended, cut or closed before streaming began. */
+  get isDone(): boolean {
+    return this.state !== 'waiting' && this.state !== 'open';
+  }
+
+  /** Initial state or replayed history: references, unbounded (the cache holds them anyway). */
+  pushInitial(events: WatcherEvent[]): void {
+    if (this.state !== 'waiting' && this.state !== 'open') return;
+    for (const event of events) this.queue.push({ event, live: false });
+    this.pump();
+  }
+
+  /** Live events encoded when written (views encoded per watch): bounded by count. */
+  pushEvents(events: WatcherEvent[]): void {
+    if (this.state !== 'waiting' && this.state !== 'open') return;
+    for (const event of events) this.queue.push({ event, live: true });
+    this.queuedEvents += events.length;
+    this.pump();
+    this.checkBlocked();
+  }
+
+  /** Live frames, each as its parts. */
+  push(frames: readonly Buffer[][]): void {
+    if (this.state !== 'waiting' && this.state !== 'open') return;
+    let total = 0;
+    for (const parts of frames) {
+      let size = 0;
+      for (const p of parts) size += p.length;
+      this.queue.push({ parts, size });
+      total += size;
+    }
+    this.queuedEvents += frames.length;
+    this.queuedBytes += total;
+    this.coord.held(this, total);
+    this.pump();
+    this.checkBlocked();
+  }
+
+  private checkBlocked(): void {
+    if (this.state === 'open' && !this.isBlocked && this.overBounds()) {
+      this.isBlocked = true;
+      this.coord.blocked(this);
+    }
+  }
+
+  /** Headers are written: start writing what is queued. */
+  open(): void {
+    if (this.state !== 'waiting') return;
+    this.state = 'open';
+    this.pump();
+  }
+
+  /** Ends the watch after what is queued is written (timeout, end of the cache's watch, shutdown). */
+  end(): void {
+    if (this.state === 'waiting') {
+      this.state = 'closed';
+      this.stop();
+      return;
+    }
+    if (this.state !== 'open') return;
+    this.state = 'ending';
+    this.stop();
+    this.unblock();
+    this.pump();
+    if (this.state === 'ending') {
+      // A client that does not read what is queued within the grace does not get it.
+      const timer = setTimeout(() => this.res.destroy(), this.coord.limits.endGraceMs);
+      timer.unref();
+      this.res.once('close', () => clearTimeout(timer));
+    }
+  }
+
+  /**
+   * Forced end: what is queued is dropped at once (the client resumes from the
+   * last event it read, so nothing is lost), the response is closed soon.
+   */
+  cut(): void {
+    if (this.state === 'waiting') return this.end();
+    if (this.state === 'cut' || this.state === 'closed') return;
+    this.state = 'cut';
+    this.stop();
+    this.dropQueue();
+    this.unblock();
+    this.coord.scheduleClose(this);
+  }
+
+  /**
+   * Closes a cut response: with the chunked terminator when its socket holds
+   * little (the client sees a clean end of stream), destroyed when it holds
+   * more than a clean end is worth flushing.
+   */
+  close(): void {
+    const res = this.res;
+    if (res.destroyed) return;
+    if (res.writableLength > this.coord.limits.cleanEndBytes) res.destroy();
+    else this.endResponse();
+  }
+
+  private overBounds(): boolean {
+    const l = this.coord.limits;
+    return this.queuedEvents > l.queueEvents || this.queuedBytes > l.queueBytes;
+  }
+
+  private pump(): void {
+    if (this.state !== 'open' && this.state !== 'ending') return;
+    const res = this.res;
+    if (res.destroyed) return;
+    // Until the socket holds its bound: a write it takes at once leaves room (and no 'drain' follows).
+    for (let room = this.coord.limits.socketBytes - res.writableLength; room > 0 && this.head < this.queue.length; room = this.coord.limits.socketBytes - res.writableLength) {
+      const batch: Buffer[] = [];
+      let bytes = 0;
+      let written = 0;
+      while (this.head < this.queue.length && bytes < room) {
+        const frame = this.queue[this.head]!;
+        this.queue[this.head++] = undefined;
+        if (isEncoded(frame)) {
+          for (const p of frame.parts) batch.push(p);
+          bytes += frame.size;
+          written += frame.size;
+          this.queuedEvents--;
+        } else {
+          if (frame.live) this.queuedEvents--;
+          for (const p of this.hooks.encode(frame.event)) {
+            batch.push(p);
+            bytes += p.length;
+          }
+        }
+      }
+      this.queuedBytes -= written;
+      this.coord.held(this, -written);
+      if (this.head === this.queue.length) {
+        this.queue = [];
+        this.head = 0;
+      } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
+        this.queue = this.queue.slice(this.head);
+        this.head = 0;
+      }
+      // One chunk per turn: the socket (and TLS) get one buffer rather than many small ones.
+      res.write(batch.length === 1 ? batch[0]! : Buffer.concat(batch, bytes), this.onWritten);
+    }
+    this.sampleInflight();
+    if (this.isBlocked && !this.overBounds()) this.unblock();
+    if (this.state === 'ending' && this.head === this.queue.length) {
+      this.state = 'closed';
+      this.endResponse();
+    }
+  }
+
+  private sampleInflight(): void {
+    const now = this.state === 'open' || this.state === 'ending' ? this.res.writableLength : 0;
+    if (now !== this.inflight) {
+      this.coord.held(this, now - this.inflight);
+      this.inflight = now;
+    }
+  }
+
+  private unblock(): void {
+    if (!this.isBlocked) return;
+    this.isBlocked = false;
+    this.coord.unblocked(this);
+  }
+
+  private dropQueue(): void {
+    this.coord.held(this, -(this.queuedBytes + this.inflight));
+    this.queue = [];
+    this.head = 0;
+    this.queuedEvents = 0;
+    this.queuedBytes = 0;
+    this.inflight = 0;
+  }
+
+  /** res.end(), and the socket destroyed if the client does not take the last bytes in time. */
+  private endResponse(): void {
+    const res = this.res;
+    if (!res.writableEnded) res.end();
+    if (res.writableFinished || res.destroyed) return;
+    const timer = setTimeout(() => res.destroy(), this.coord.limits.endGraceMs);
+    timer.unref();
+    const clear = (): void => clearTimeout(timer);
+    res.once('finish', clear);
+    res.once('close', clear);
+  }
+
+  private stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.hooks.stop();
+  }
+
+  /** The connection closed: nothing more can be written. */
+  private dispose(): void {
+    if (this.state !== 'cut') this.state = 'closed';
+    this.stop();
+    this.unblock();
+    this.dropQueue();
+    this.coord.removed(this);
+  }
+}
