@@ -14,7 +14,11 @@ import { toApiError } from '../patch/errors.js';
 import { createOptions, parseWriteOptions } from './create.js';
 import { renderObject } from './get.js';
 import { applyConfiguration, recordUpdate, updateManager } from './field-manager.js';
-import { checkApplyPatch, checkPatchedObject, patchBodyStrictErrors, type PatchKind } from '../validation/fields/index.js';
+import { checkApplyPatch, checkPatchedObject, patchBodyStrictErrors, patchInvalid, type PatchKind } from '../validation/fields/index.js';
+import { OutOfRangeNumbers } from '../patch/out-of-range-numbers.js';
+import { goJsonEncode } from '../machinery/go-compat.js';
+import { JsonTypeError } from '../machinery/json-decode.js';
+import type { JsonValue } from '../machinery/json-value.js';
 import type { FieldValidation } from './options.js';
 import type { ResourceScope } from './scope.js';
 
@@ -29,11 +33,11 @@ const BUILTIN_PATCH_TYPES = [JSON_PATCH, MERGE_PATCH, APPLY_PATCH, STRATEGIC_MER
 /** Applies a request's patch to an object (a copy the caller owns); throws kube's patch errors as ApiErrors. */
 export type PatchFn = (current: KubeObject) => KubeObject;
 
-function patcherFor(definition: string, type: string, body: Buffer): PatchFn {
+function patcherFor(definition: string, type: string, body: Buffer, numbers: OutOfRangeNumbers): PatchFn {
   // The patch functions decode the raw body themselves, with kube's error texts.
   const apply = (): ((cur: KubeObject) => unknown) => {
-    if (type === JSON_PATCH) return (cur) => applyJsonPatch(cur, body);
-    if (type === MERGE_PATCH) return (cur) => applyMergePatch(cur, body);
+    if (type === JSON_PATCH) return (cur) => applyJsonPatch(cur, body, { numbers });
+    if (type === MERGE_PATCH) return (cur) => applyMergePatch(cur, body, numbers);
     const schema = patchSchemaFor(loadDefinitions().definitions, definition);
     return (cur) => applyStrategicMergePatch(cur, body, schema);
   };
@@ -76,16 +80,24 @@ export async function readPatch(scope: ResourceScope, definition: string, level:
   const body = await readBody(ctx);
   const kind = patchKindOf(type);
   const bodyErrors = patchBodyStrictErrors(kind, body, level);
-  const apply = patcherFor(definition, type, body);
+  const numbers = new OutOfRangeNumbers();
+  const apply = patcherFor(definition, type, body, numbers);
   return (cur) => {
+    const patched = apply(cur);
+    // The typed decode reads the literals kube's patch libraries keep (1e400), not our placeholders.
+    const patchedJson = numbers.empty ? undefined : numbers.restore(goJsonEncode(patched as JsonValue));
     const checked = checkPatchedObject({
       kind,
       level,
       definition,
-      patched: apply(cur),
+      patched,
+      ...(patchedJson !== undefined ? { patchedJson } : {}),
       ...(kind === 'strategic' ? { patch: JSON.parse(body.toString('utf8')) as unknown } : {}),
       bodyErrors,
     });
+    const left = numbers.leftIn(checked.object as JsonValue);
+    // Only a field kept as raw JSON could hold such a number; we cannot store it.
+    if (left !== undefined) throw patchInvalid(patchedJson ?? '', new JsonTypeError(`number ${left}`, 'float64').message);
     ctx.warnings.push(...checked.warnings);
     return checked.object as KubeObject;
   };
