@@ -103,6 +103,28 @@ export async function readPatch(scope: ResourceScope, definition: string, level:
   };
 }
 
+/**
+ * The apply patch as kube's applyPatcher reads it (sigs.k8s.io/yaml into a
+ * map): failures are 400 "error decoding YAML: …"; null or an empty body is
+ * an empty object (the field manager then refuses its missing kind).
+ */
+export function decodeApplyPatch(body: Buffer): KubeObject {
+  let applied: unknown;
+  try {
+    applied = decode(body, YAML_TYPE);
+  } catch (err) {
+    if (err instanceof DecodeError) throw badRequest(`error decoding YAML: ${err.message}`);
+    throw err;
+  }
+  if (applied === null || applied === undefined) return {} as KubeObject;
+  if (!isPlainObject(applied)) {
+    const kind = Array.isArray(applied) ? 'array' : typeof applied === 'boolean' ? 'bool' : typeof applied;
+    const cause = new JsonTypeError(kind, 'map[string]interface {}').message;
+    throw badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: ${cause}`);
+  }
+  return applied as KubeObject;
+}
+
 /** `force` is for apply patches only; kube rejects it elsewhere. */
 function parseForce(scope: ResourceScope, apply: boolean): boolean {
   const raw = scope.ctx.query.get('force');
@@ -128,17 +150,10 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
     throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [{ type: 'FieldValueRequired', field: 'fieldManager', detail: 'is required for apply patch' }]);
   }
   const manager = opts.fieldManager;
-  let applied: unknown;
   const body = await readBody(ctx);
-  try {
-    applied = decode(body, YAML_TYPE);
-  } catch (err) {
-    if (err instanceof DecodeError) throw badRequest(err.message);
-    throw err;
-  }
-  if (!isPlainObject(applied)) throw badRequest('the apply patch is not an object');
+  const applied = decodeApplyPatch(body);
   // Compared with the live object's canonical quantities, "1000m" must read as the "1" it is.
-  scope.canonicalize(applied as KubeObject);
+  scope.canonicalize(applied);
   const subresource = scope.subresource === 'status' ? 'status' : '';
   const options = createOptions(opts, 'PatchOptions');
   const result = await scope.store.update(
@@ -146,7 +161,7 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
     { name: scope.name, dryRun: opts.dryRun, subresource, forceAllowCreate: subresource === '', validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }) },
     async (current) => {
       const live = current ? scope.toServed(current) : undefined;
-      const merged = applyConfiguration(scope, live, applied as KubeObject, manager, force);
+      const merged = applyConfiguration(scope, live, applied, manager, force);
       ctx.warnings.push(...checkApplyPatch(body, opts.fieldValidation));
       scope.applyDefaults(merged);
       if (!live) {
