@@ -32,8 +32,8 @@ function headerSafe(s: string): string {
   return GENERATE_NON_LATIN1 ? s : s.replace(/[^\u0000-\u00ff]/gu, '');
 }
 
-/** Nesting of generated values (the hostile setting reaches the decoders' limit). */
-const MAX_NESTING = GENERATE_HOSTILE_SIZES ? 12_000 : 12;
+/** Nesting of generated values; deeper ones come as RawJson text (fast-check and js-yaml recurse). */
+const MAX_NESTING = 12;
 const MAX_STRING = GENERATE_HOSTILE_SIZES ? 3 * 1024 * 1024 : 4096;
 
 /** A JSON number written exactly as given (1e400, -0, 12345678901234567890), which JSON.stringify cannot. */
@@ -41,7 +41,15 @@ export class RawNumber {
   constructor(readonly text: string) {}
 }
 
-export type Value = null | boolean | number | string | RawNumber | Value[] | { [k: string]: Value };
+/** JSON text inserted as is (nesting too deep to build as values). */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+export type Value = null | boolean | number | string | RawNumber | RawJson | Value[] | { [k: string]: Value };
+
+const isLeaf = (v: Value): v is null | boolean | number | string | RawNumber | RawJson =>
+  v === null || typeof v !== 'object' || v instanceof RawNumber || v instanceof RawJson;
 
 export interface ResourceType {
   /** Path prefix without namespace, e.g. /api/v1 */
@@ -192,11 +200,17 @@ const scalar: fc.Arbitrary<Value> = fc.oneof(
   { weight: 1, arbitrary: fc.constant(null) },
 );
 
-/** Random JSON values, nesting at most MAX_NESTING levels. */
+/** Objects or arrays nested 5,000 to 10,001 deep: around the decoders' limit of 10,000. */
+const deepJson: fc.Arbitrary<Value> = fc
+  .record({ depth: fc.integer({ min: 5_000, max: 10_001 }), array: fc.boolean() })
+  .map(({ depth, array }) => new RawJson(array ? '['.repeat(depth) + '1' + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)));
+
+/** Random JSON values, nesting at most MAX_NESTING levels (beyond with GENERATE_HOSTILE_SIZES). */
 const anyValue: fc.Arbitrary<Value> = fc.letrec<{ v: Value }>((tie) => ({
   v: fc.oneof(
     { depthSize: 'small', maxDepth: MAX_NESTING, withCrossShrink: true },
     { weight: 5, arbitrary: scalar },
+    { weight: GENERATE_HOSTILE_SIZES ? 1 : 0, arbitrary: deepJson },
     { weight: 1, arbitrary: fc.array(tie('v'), { maxLength: 4 }) },
     { weight: 1, arbitrary: fc.dictionary(keys, tie('v'), { maxKeys: 4 }) },
   ),
@@ -258,7 +272,7 @@ const pathArb: fc.Arbitrary<Path> = fc.oneof(
 
 function cloneValue(v: Value): Value {
   if (Array.isArray(v)) return v.map(cloneValue);
-  if (v !== null && typeof v === 'object' && !(v instanceof RawNumber)) {
+  if (!isLeaf(v)) {
     const out: { [k: string]: Value } = {};
     for (const [k, x] of Object.entries(v)) out[k] = cloneValue(x);
     return out;
@@ -272,16 +286,16 @@ function setPath(root: { [k: string]: Value }, path: Path, value: Value | undefi
   for (let i = 0; i < path.length - 1; i++) {
     const k = path[i] as string | number;
     const container = cur as { [k: string]: Value } | Value[];
-    if (container === null || typeof container !== 'object' || container instanceof RawNumber) return;
+    if (isLeaf(container)) return;
     let next = (container as Record<string, Value>)[k];
-    if (next === undefined || next === null || typeof next !== 'object' || next instanceof RawNumber) {
+    if (next === undefined || isLeaf(next)) {
       next = typeof path[i + 1] === 'number' ? [] : {};
       (container as Record<string, Value>)[k] = next;
     }
     cur = next;
   }
   const last = path[path.length - 1] as string | number;
-  if (cur === null || typeof cur !== 'object' || cur instanceof RawNumber) return;
+  if (isLeaf(cur)) return;
   if (value === undefined) delete (cur as Record<string, Value>)[last];
   else (cur as Record<string, Value>)[last] = value;
 }
@@ -309,7 +323,7 @@ function mutatedObject(type: ResourceType, name: string): fc.Arbitrary<{ [k: str
 
 /** JSON text keeping RawNumber literals. */
 export function toJson(v: Value): string {
-  if (v instanceof RawNumber) return v.text;
+  if (v instanceof RawNumber || v instanceof RawJson) return v.text;
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
   // Holes left by setting a far index read as null, as in JSON.stringify.
   if (Array.isArray(v)) return `[${Array.from(v, (x) => toJson(x ?? null)).join(',')}]`;
@@ -318,11 +332,43 @@ export function toJson(v: Value): string {
     .join(',')}}`;
 }
 
-/** YAML text; raw numbers become their closest float (or a string when out of range) so no .inf/.nan is written. */
+/**
+ * YAML text; raw numbers become their closest float (or a string when out of
+ * range) so no .inf/.nan is written, and deep RawJson goes in as a flow
+ * collection (JSON is YAML) after the rest is dumped.
+ */
 export function toYamlText(v: Value): string {
-  const plain = JSON.parse(toJson(v), (_k, x: unknown) => (typeof x === 'number' && !Number.isFinite(x) ? String(x) : x)) as unknown;
-  return dump(plain, { noRefs: true, lineWidth: -1 });
+  const deep: string[] = [];
+  const json = toJson(replaceRawJson(v, deep));
+  const plain = JSON.parse(json, (_k, x: unknown) => (typeof x === 'number' && !Number.isFinite(x) ? String(x) : x)) as unknown;
+  let text = dump(plain, { noRefs: true, lineWidth: -1 });
+  deep.forEach((t, i) => (text = text.split(`'${DEEP_MARK}${i}'`).join(t)));
+  return text;
 }
+
+const DEEP_MARK = '@@deep-json-';
+
+function replaceRawJson(v: Value, found: string[]): Value {
+  if (v instanceof RawJson) {
+    found.push(v.text);
+    return `${DEEP_MARK}${found.length - 1}`;
+  }
+  if (isLeaf(v)) return v;
+  if (Array.isArray(v)) return v.map((x) => replaceRawJson(x ?? null, found));
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, replaceRawJson(x, found)]));
+}
+
+/** YAML documents the limits work must bound: alias bombs, a self-referencing alias, special floats. */
+function yamlBomb(levels: number): string {
+  const lines = ['apiVersion: v1', 'kind: ConfigMap', 'metadata: {name: bomb}', 'l0: &l0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+  for (let i = 1; i <= levels; i++) lines.push(`l${i}: &l${i} [${Array.from({ length: 10 }, () => `*l${i - 1}`).join(',')}]`);
+  return lines.join('\n') + '\n';
+}
+
+const hostileYaml: fc.Arbitrary<string> = fc.oneof(
+  fc.integer({ min: 3, max: 9 }).map(yamlBomb),
+  fc.constantFrom('apiVersion: v1\nkind: ConfigMap\nmetadata: &m {name: t, self: *m}\n', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: t}\ndata: {a: !!float .nan}\n', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: t}\nx: .inf\n'),
+);
 
 // ---- requests ----
 
@@ -333,6 +379,8 @@ export interface FuzzRequest {
   body?: string;
   /** Addresses a seeded object or namespace: must change nothing (dry run or read). */
   seeded: boolean;
+  /** Send the body chunked, without Content-Length (GENERATE_HOSTILE_SIZES only). */
+  chunked?: boolean;
 }
 
 const ACCEPTS = [
@@ -435,7 +483,9 @@ function objectBody(t: Target): fc.Arbitrary<{ body: string; contentType: string
       ct: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/yaml', 'application/vnd.kubernetes.protobuf', 'text/plain', '', 'application/json-patch+json'),
       cut: fc.nat(),
     })
-    .map(({ obj, form, ct, cut }) => {
+    .chain((r) => fc.tuple(fc.constant(r), GENERATE_HOSTILE_SIZES ? fc.option(hostileYaml, { freq: 20, nil: undefined }) : fc.constant(undefined)))
+    .map(([{ obj, form, ct, cut }, bomb]) => {
+      if (bomb !== undefined) return { body: bomb, contentType: 'application/yaml' };
       if (form === 'yaml') return { body: toYamlText(obj), contentType: 'application/yaml' };
       const json = toJson(obj);
       if (form === 'garbled') return { body: json.slice(0, cut % (json.length + 1)), contentType: 'application/json' };
@@ -531,6 +581,7 @@ export const requestArb: fc.Arbitrary<FuzzRequest> = fc
     seed: fc.nat(),
   })
   .chain(({ verb, target, params, accept, seed }) => {
+    const chunked = GENERATE_HOSTILE_SIZES && seed % 7 === 0 ? { chunked: true } : {};
     const headers: Record<string, string> = accept === undefined ? {} : { Accept: accept };
     let query = params.filter(([k]) => !target.seeded || k !== 'dryRun');
     // A write to a seeded object is always a dry run: the objects must come out unchanged.
@@ -538,7 +589,7 @@ export const requestArb: fc.Arbitrary<FuzzRequest> = fc
     if (target.seeded && write) query = [...query, ['dryRun', 'All']];
     const qs = queryString(query);
     const withBody = (method: string, path: string, b: fc.Arbitrary<{ body: string; contentType: string }>): fc.Arbitrary<FuzzRequest> =>
-      b.map(({ body, contentType }) => ({ method, path: path + qs, headers: contentType ? { ...headers, 'Content-Type': contentType } : headers, body, seeded: target.seeded }));
+      b.map(({ body, contentType }) => ({ method, path: path + qs, headers: contentType ? { ...headers, 'Content-Type': contentType } : headers, body, seeded: target.seeded, ...chunked }));
     const plain = (method: string, path: string): fc.Arbitrary<FuzzRequest> => fc.constant({ method, path: path + qs, headers, seeded: target.seeded });
     switch (verb) {
       case 'get':

@@ -52,7 +52,7 @@ function send(client: Client, req: FuzzRequest): Promise<Answer> {
   const started = performance.now();
   const u = new URL(client.url);
   const headers: Record<string, string> = { ...req.headers };
-  if (req.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(req.body));
+  if (req.body !== undefined && !req.chunked) headers['Content-Length'] = String(Buffer.byteLength(req.body));
   return new Promise((resolve, reject) => {
     const r = request(
       { method: req.method, hostname: u.hostname, port: u.port, path: req.path, headers, agent: client.agent, ...client.tls },
