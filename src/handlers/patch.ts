@@ -108,7 +108,7 @@ export async function readPatch(scope: ResourceScope, definition: string, level:
  * map): failures are 400 "error decoding YAML: …"; null or an empty body is
  * an empty object (the field manager then refuses its missing kind).
  */
-export function decodeApplyPatch(body: Buffer): KubeObject {
+function decodeApplyPatch(body: Buffer): KubeObject {
   let applied: unknown;
   try {
     applied = decode(body, YAML_TYPE);
