@@ -101,6 +101,16 @@ export function bodyKind(decoded: unknown, endpoint: EndpointKind): { version: s
   return { version, kind };
 }
 
+/**
+ * The error Go's JSON decoder gives for `json` decoded into `definition`
+ * (the first wrongly typed value, in document order), or undefined; for
+ * bodies decoded without kube's transformDecodeError wrapping, such as DeleteOptions.
+ */
+export function goDecodeError(json: string, definition: string, definitions?: DefinitionsSource): string | undefined {
+  const t = rootType(definition, definitions);
+  return t === undefined ? undefined : scanJson(json, t, { strict: false }).error;
+}
+
 /** transformDecodeError: the 400 for a body the decoder rejected. */
 function decodeError(decoded: unknown, endpoint: EndpointKind, err: string): ApiError {
   const gvk = bodyKind(decoded, endpoint);
