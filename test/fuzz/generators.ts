@@ -22,10 +22,17 @@ import { dump } from 'js-yaml';
  * "ü€", fieldValidation Warn by default) makes Node's setHeader throw
  * ERR_INVALID_CHAR in src/http/respond.ts, uncaught, which ends the process
  * (the response-writing half of issue 10).
+ *
+ * GENERATE_NULL_ITEMS=1 lets lists hold null. Off by default: Go decodes a
+ * null item of a typed list to the zero value (then validation answers 422);
+ * Capstan keeps the null: a Service with `spec.ports: [null]` is a 500 from
+ * src/registry/services/service-store.ts, a ConfigMap with
+ * `metadata.ownerReferences: [null]` is stored as sent.
  */
 
 export const GENERATE_HOSTILE_SIZES = process.env.GENERATE_HOSTILE_SIZES === '1';
 export const GENERATE_NON_LATIN1 = process.env.GENERATE_NON_LATIN1 === '1';
+export const GENERATE_NULL_ITEMS = process.env.GENERATE_NULL_ITEMS === '1';
 
 /** Drops characters a Warning header cannot carry unless GENERATE_NON_LATIN1. */
 function headerSafe(s: string): string {
@@ -211,7 +218,7 @@ const anyValue: fc.Arbitrary<Value> = fc.letrec<{ v: Value }>((tie) => ({
     { depthSize: 'small', maxDepth: MAX_NESTING, withCrossShrink: true },
     { weight: 5, arbitrary: scalar },
     { weight: GENERATE_HOSTILE_SIZES ? 1 : 0, arbitrary: deepJson },
-    { weight: 1, arbitrary: fc.array(tie('v'), { maxLength: 4 }) },
+    { weight: 1, arbitrary: fc.array(tie('v'), { maxLength: 4 }).map((items) => (GENERATE_NULL_ITEMS ? items : items.filter((x) => x !== null))) },
     { weight: 1, arbitrary: fc.dictionary(keys, tie('v'), { maxKeys: 4 }) },
   ),
 })).v;
@@ -296,6 +303,7 @@ function setPath(root: { [k: string]: Value }, path: Path, value: Value | undefi
   }
   const last = path[path.length - 1] as string | number;
   if (isLeaf(cur)) return;
+  if (value === null && typeof last === 'number' && !GENERATE_NULL_ITEMS) return;
   if (value === undefined) delete (cur as Record<string, Value>)[last];
   else (cur as Record<string, Value>)[last] = value;
 }
@@ -325,8 +333,11 @@ function mutatedObject(type: ResourceType, name: string): fc.Arbitrary<{ [k: str
 export function toJson(v: Value): string {
   if (v instanceof RawNumber || v instanceof RawJson) return v.text;
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
-  // Holes left by setting a far index read as null, as in JSON.stringify.
-  if (Array.isArray(v)) return `[${Array.from(v, (x) => toJson(x ?? null)).join(',')}]`;
+  // Holes left by setting a far index read as null, as in JSON.stringify (or go, see GENERATE_NULL_ITEMS).
+  if (Array.isArray(v)) {
+    const items = Array.from(v, (x) => x ?? null).filter((x) => x !== null || GENERATE_NULL_ITEMS);
+    return `[${items.map(toJson).join(',')}]`;
+  }
   return `{${Object.entries(v)
     .map(([k, x]) => `${JSON.stringify(k)}:${toJson(x)}`)
     .join(',')}}`;
@@ -505,7 +516,9 @@ const jsonPatchOp: fc.Arbitrary<Value> = fc
   .map(({ op, path, from, value, extra }) => {
     const o: { [k: string]: Value } = { op, path };
     if (from !== undefined) o.from = from;
-    if (value !== undefined) o.value = value;
+    // A null added at a list index is a null list item (see GENERATE_NULL_ITEMS).
+    const intoList = /\/(\d+|-)$/.test(path);
+    if (value !== undefined && (value !== null || !intoList || GENERATE_NULL_ITEMS)) o.value = value;
     if (extra !== undefined) o[extra[0]] = extra[1];
     return o;
   });
