@@ -3,6 +3,7 @@ import { Agent, request, type RequestOptions } from 'node:https';
 import { load } from 'js-yaml';
 import { ApiServer } from '../../src/server/apiserver.js';
 import type { Logger } from '../../src/machinery/logger.js';
+import { PANIC_MESSAGE } from '../../src/patch/errors.js';
 import { RESOURCE_TYPES, SCRATCH_NAMESPACE, SEEDED_NAMES, SEEDED_NAMESPACE, requestArb, toJson, type FuzzRequest } from './generators.js';
 
 /**
@@ -148,7 +149,9 @@ function parseStatus(a: Answer): StatusView {
  * - 500 without a reason for errors its patch engines return untyped
  *   (strategicpatch's "unknown patch type", "does not contain declared merge key", ...,
  *   and the field manager's "failed to create typed patch object"), which
- *   responsewriters.ErrorToAPIStatus turns into a reason-less 500.
+ *   responsewriters.ErrorToAPIStatus turns into a reason-less 500;
+ * - 500 where the patch libraries panic (kube's panic recovery; Capstan
+ *   answers it as a Status with kube's text, see src/patch/errors.ts).
  */
 const UNTYPED_PATCH_ERRORS = [
   /^unknown patch type: /,
@@ -161,7 +164,6 @@ const UNTYPED_PATCH_ERRORS = [
   /^The order in patch list:/,
   /^value for key \d+ is not a map$/,
   /^unexpected patch strategy: /,
-  /^This request caused apiserver to panic\. Look in the logs for details\.$/,
   /^failed to create typed patch object \(/,
   /^failed to create typed live object \(/,
 ];
@@ -170,8 +172,11 @@ function isKube5xx(req: FuzzRequest, a: Answer, s: StatusView): boolean {
   if (a.status === 504) return s.reason === 'Timeout' && typeof s.message === 'string' && s.message.startsWith('Timeout: Too large resource version');
   if (a.status !== 500 || s.reason !== undefined && s.reason !== '') return false;
   const ct = req.headers['Content-Type'] ?? '';
-  if (req.method !== 'PATCH' || !/^application\/(strategic-merge-patch\+json|apply-patch\+yaml)/.test(ct)) return false;
-  return typeof s.message === 'string' && UNTYPED_PATCH_ERRORS.some((re) => re.test(s.message as string));
+  if (req.method !== 'PATCH' || typeof s.message !== 'string') return false;
+  // evanphx/json-patch panics where upstream does (a nil list element under "test").
+  if (ct.startsWith('application/json-patch+json')) return s.message === PANIC_MESSAGE;
+  if (!/^application\/(strategic-merge-patch\+json|apply-patch\+yaml)/.test(ct)) return false;
+  return s.message === PANIC_MESSAGE || UNTYPED_PATCH_ERRORS.some((re) => re.test(s.message as string));
 }
 
 export class FuzzFailure extends Error {}
