@@ -4,6 +4,9 @@ import type { DeleteOptions } from '../registry/resource-store.js';
 import { badRequest, invalid, type FieldError } from '../machinery/errors.js';
 import type { FeatureGates } from '../machinery/feature-gates.js';
 import { contentTypeOf, readBody } from '../http/body.js';
+import { goJsonEncode } from '../machinery/go-compat.js';
+import type { JsonValue } from '../machinery/json-value.js';
+import { goDecodeError } from '../validation/fields/index.js';
 import { parseDryRun, parseNonNegativeInt, queryPointerBool } from './options.js';
 import type { ResourceScope } from './scope.js';
 
@@ -25,6 +28,7 @@ export interface RequestDeleteOptions extends DeleteOptions {
 export const UNSAFE_DELETE_OPTION = 'ignoreStoreReadErrorWithClusterBreakingPotential';
 
 const PROPAGATION_POLICIES = ['Orphan', 'Background', 'Foreground'];
+const DELETE_OPTIONS_DEFINITION = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
 
 export async function readDeleteOptions(scope: ResourceScope, gates: FeatureGates): Promise<RequestDeleteOptions> {
   const body = await readBody(scope.ctx);
@@ -43,6 +47,11 @@ export function parseDeleteOptions(body: Buffer, contentType: string, query: URL
       raw = decode(body, type, { apiVersion: 'v1', kind: 'DeleteOptions' });
     } catch (err) {
       throw badRequest(err instanceof DecodeError ? err.message : String(err));
+    }
+    if (type !== PROTOBUF_TYPE) {
+      // Go's decoder refuses a wrongly typed option (the delete must not go ahead without it).
+      const typeError = goDecodeError(type === JSON_TYPE ? body.toString('utf8') : goJsonEncode(raw as JsonValue), DELETE_OPTIONS_DEFINITION);
+      if (typeError !== undefined) throw badRequest(typeError);
     }
     if (raw !== null && !isPlainObject(raw)) throw badRequest('decoded object cannot be converted to DeleteOptions');
     const o = (raw ?? {}) as Record<string, unknown>;

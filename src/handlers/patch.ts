@@ -14,7 +14,11 @@ import { toApiError } from '../patch/errors.js';
 import { createOptions, parseWriteOptions } from './create.js';
 import { renderObject } from './get.js';
 import { applyConfiguration, recordUpdate, updateManager } from './field-manager.js';
-import { checkApplyPatch, checkPatchedObject, patchBodyStrictErrors, type PatchKind } from '../validation/fields/index.js';
+import { checkApplyPatch, checkPatchedObject, patchBodyStrictErrors, patchInvalid, type PatchKind } from '../validation/fields/index.js';
+import { OutOfRangeNumbers } from '../patch/out-of-range-numbers.js';
+import { goJsonEncode } from '../machinery/go-compat.js';
+import { JsonTypeError } from '../machinery/json-decode.js';
+import type { JsonValue } from '../machinery/json-value.js';
 import type { FieldValidation } from './options.js';
 import type { ResourceScope } from './scope.js';
 
@@ -32,11 +36,11 @@ const CUSTOM_PATCH_TYPES = [JSON_PATCH, MERGE_PATCH, APPLY_PATCH];
 /** Applies a request's patch to an object (a copy the caller owns); throws kube's patch errors as ApiErrors. */
 export type PatchFn = (current: KubeObject) => KubeObject;
 
-function patcherFor(definitions: Readonly<Record<string, JsonObject>>, definition: string, type: string, body: Buffer): PatchFn {
+function patcherFor(definitions: Readonly<Record<string, JsonObject>>, definition: string, type: string, body: Buffer, numbers: OutOfRangeNumbers): PatchFn {
   // The patch functions decode the raw body themselves, with kube's error texts.
   const apply = (): ((cur: KubeObject) => unknown) => {
-    if (type === JSON_PATCH) return (cur) => applyJsonPatch(cur, body);
-    if (type === MERGE_PATCH) return (cur) => applyMergePatch(cur, body);
+    if (type === JSON_PATCH) return (cur) => applyJsonPatch(cur, body, { numbers });
+    if (type === MERGE_PATCH) return (cur) => applyMergePatch(cur, body, numbers);
     const schema = patchSchemaFor(definitions, definition);
     return (cur) => applyStrategicMergePatch(cur, body, schema);
   };
@@ -81,20 +85,50 @@ export async function readPatch(scope: ResourceScope, definition: string, level:
   const kind = patchKindOf(type);
   const bodyErrors = patchBodyStrictErrors(kind, body, level);
   const definitions = scope.descriptor.schema.definitions;
-  const apply = patcherFor(definitions, definition, type, body);
+  const numbers = new OutOfRangeNumbers();
+  const apply = patcherFor(definitions, definition, type, body, numbers);
   return (cur) => {
+    const patched = apply(cur);
+    // The typed decode reads the literals kube's patch libraries keep (1e400), not our placeholders.
+    const patchedJson = numbers.empty ? undefined : numbers.restore(goJsonEncode(patched as JsonValue));
     const checked = checkPatchedObject({
       kind,
       level,
       definition,
       definitions,
-      patched: apply(cur),
+      patched,
+      ...(patchedJson !== undefined ? { patchedJson } : {}),
       ...(kind === 'strategic' ? { patch: JSON.parse(body.toString('utf8')) as unknown } : {}),
       bodyErrors,
     });
+    const left = numbers.leftIn(checked.object as JsonValue);
+    // Only a field kept as raw JSON could hold such a number; we cannot store it.
+    if (left !== undefined) throw patchInvalid(patchedJson ?? '', new JsonTypeError(`number ${left}`, 'float64').message);
     ctx.warnings.push(...checked.warnings);
     return checked.object as KubeObject;
   };
+}
+
+/**
+ * The apply patch as kube's applyPatcher reads it (sigs.k8s.io/yaml into a
+ * map): failures are 400 "error decoding YAML: …"; null or an empty body is
+ * an empty object (the field manager then refuses its missing kind).
+ */
+function decodeApplyPatch(body: Buffer): KubeObject {
+  let applied: unknown;
+  try {
+    applied = decode(body, YAML_TYPE);
+  } catch (err) {
+    if (err instanceof DecodeError) throw badRequest(`error decoding YAML: ${err.message}`);
+    throw err;
+  }
+  if (applied === null || applied === undefined) return {} as KubeObject;
+  if (!isPlainObject(applied)) {
+    const kind = Array.isArray(applied) ? 'array' : typeof applied === 'boolean' ? 'bool' : typeof applied;
+    const cause = new JsonTypeError(kind, 'map[string]interface {}').message;
+    throw badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: ${cause}`);
+  }
+  return applied as KubeObject;
 }
 
 /** `force` is for apply patches only; kube rejects it elsewhere. */
@@ -122,17 +156,10 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
     throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [{ type: 'FieldValueRequired', field: 'fieldManager', detail: 'is required for apply patch' }]);
   }
   const manager = opts.fieldManager;
-  let applied: unknown;
   const body = await readBody(ctx);
-  try {
-    applied = decode(body, YAML_TYPE);
-  } catch (err) {
-    if (err instanceof DecodeError) throw badRequest(err.message);
-    throw err;
-  }
-  if (!isPlainObject(applied)) throw badRequest('the apply patch is not an object');
+  const applied = decodeApplyPatch(body);
   // Compared with the live object's canonical quantities, "1000m" must read as the "1" it is.
-  scope.canonicalize(applied as KubeObject);
+  scope.canonicalize(applied);
   const subresource = scope.subresource === 'status' ? 'status' : '';
   const options = createOptions(opts, 'PatchOptions');
   const result = await scope.store.update(
@@ -140,7 +167,7 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
     { name: scope.name, dryRun: opts.dryRun, subresource, forceAllowCreate: subresource === '', validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }) },
     async (current) => {
       const live = current ? scope.toServed(current) : undefined;
-      const merged = applyConfiguration(scope, live, applied as KubeObject, manager, force);
+      const merged = applyConfiguration(scope, live, applied, manager, force);
       ctx.warnings.push(...checkApplyPatch(body, opts.fieldValidation));
       scope.applyDefaults(merged);
       if (!live) {

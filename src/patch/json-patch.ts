@@ -28,6 +28,7 @@ import {
 } from './errors.js';
 import { type JsonAst, JsonSyntaxError, JsonTypeError, astKindName, astToValue, parseJsonAst } from '../machinery/json-decode.js';
 import { type JsonObject, type JsonValue, copyObject, getOwn, hasOwn, isJsonObject, setOwn } from '../machinery/json-value.js';
+import type { OutOfRangeNumbers } from './out-of-range-numbers.js';
 
 /** One decoded operation: members as raw trees (absent → undefined, null → null AST). */
 export interface JsonPatchOperation {
@@ -39,6 +40,8 @@ export interface JsonPatchOptions {
   maxOperations?: number;
   /** Limit on bytes added by "copy" operations; kube's default JSONPatchMaxCopyBytes is 3 MiB. 0 = unlimited. */
   maxCopyBytes?: number;
+  /** Carries literals beyond float64's range as placeholders (see out-of-range-numbers.ts). */
+  numbers?: OutOfRangeNumbers;
 }
 
 const MISSING = 'missing value';
@@ -48,10 +51,11 @@ const INVALID_INDEX = 'invalid index referenced';
  * jsonpatch.DecodePatch: the body must be a JSON array of objects (or null).
  * Throws PatchDecodeError carrying encoding/json's message.
  */
-export function decodeJsonPatch(patch: string | Uint8Array): JsonPatchOperation[] {
+export function decodeJsonPatch(patch: string | Uint8Array, numbers?: OutOfRangeNumbers): JsonPatchOperation[] {
   let ast: JsonAst;
   try {
     ast = parseJsonAst(patch);
+    if (numbers) ast = numbers.protect(ast);
   } catch (err) {
     if (err instanceof JsonSyntaxError) throw new PatchDecodeError(err.message);
     throw err;
@@ -80,7 +84,7 @@ export function decodeJsonPatch(patch: string | Uint8Array): JsonPatchOperation[
  * objects, arrays, strings, finite numbers, booleans, null). Returns the new document.
  */
 export function applyJsonPatch(doc: unknown, patch: string | Uint8Array, options: JsonPatchOptions = {}): JsonValue {
-  const ops = decodeJsonPatch(patch);
+  const ops = decodeJsonPatch(patch, options.numbers);
   const max = options.maxOperations ?? MAX_JSON_PATCH_OPERATIONS;
   if (ops.length > max) throw new JsonPatchTooLargeError(ops.length);
   return applyJsonPatchOperations(doc, ops, options);
@@ -427,34 +431,49 @@ function containerRemove(con: Container, key: string): void {
  * and arrays structurally, scalars by comparing the patch's source text with
  * how kube's encoder (encoding/json) writes the document's value.
  */
+type RawEqualTask =
+  | { readonly kind: 'value'; readonly actual: JsonValue | undefined; readonly expected: JsonAst; readonly inArray: boolean }
+  | { readonly kind: 'member'; readonly actual: JsonObject; readonly key: string; readonly members: ReadonlyMap<string, JsonAst> };
+
 function rawEqual(actual: JsonValue | undefined, expected: JsonAst): boolean {
-  if (actual === undefined || actual === null) return expected.kind === 'null';
-  if (Array.isArray(actual)) {
-    if (expected.kind !== 'array' || expected.items.length !== actual.length) return false;
-    return actual.every((v, i) => {
-      const e = expected.items[i] as JsonAst;
-      if (v === null) {
-        // The library dereferences a nil element here and panics.
-        throw new GoPanic('invalid memory address or nil pointer dereference');
-      }
-      return rawEqual(v, e);
-    });
-  }
-  if (isJsonObject(actual)) {
-    if (expected.kind !== 'object') return false;
-    const members = new Map<string, JsonAst>();
-    for (const [k, v] of expected.members) members.set(k, v);
-    const keys = Object.keys(actual);
-    if (keys.length !== members.size) return false;
-    for (const k of keys) {
-      const e = members.get(k);
+  // Depth first in the library's order (so a nil element panics only when
+  // reached before a difference), on an explicit stack: nesting is the client's.
+  const stack: RawEqualTask[] = [{ kind: 'value', actual, expected, inArray: false }];
+  for (let t = stack.pop(); t !== undefined; t = stack.pop()) {
+    if (t.kind === 'member') {
+      const e = t.members.get(t.key);
       if (e === undefined) return false;
-      const v = actual[k] as JsonValue;
+      const v = t.actual[t.key] as JsonValue;
       if ((v === null) !== (e.kind === 'null')) return false;
-      if (v !== null && !rawEqual(v, e)) return false;
+      if (v !== null) stack.push({ kind: 'value', actual: v, expected: e, inArray: false });
+      continue;
     }
-    return true;
+    const { actual: a, expected: e } = t;
+    if (a === null && t.inArray) {
+      // The library dereferences a nil element here and panics.
+      throw new GoPanic('invalid memory address or nil pointer dereference');
+    }
+    if (a === undefined || a === null) {
+      if (e.kind !== 'null') return false;
+    } else if (Array.isArray(a)) {
+      if (e.kind !== 'array' || e.items.length !== a.length) return false;
+      for (let i = a.length - 1; i >= 0; i--) stack.push({ kind: 'value', actual: a[i] as JsonValue, expected: e.items[i] as JsonAst, inArray: true });
+    } else if (isJsonObject(a)) {
+      if (e.kind !== 'object') return false;
+      const members = new Map<string, JsonAst>();
+      for (const [k, v] of e.members) members.set(k, v);
+      const keys = Object.keys(a);
+      if (keys.length !== members.size) return false;
+      for (let i = keys.length - 1; i >= 0; i--) stack.push({ kind: 'member', actual: a, key: keys[i] as string, members });
+    } else if (!scalarRawEqual(a, e)) {
+      return false;
+    }
   }
+  return true;
+}
+
+/** A scalar of the document against the patch's source text, as kube's encoder writes it. */
+function scalarRawEqual(actual: string | number | boolean, expected: JsonAst): boolean {
   switch (expected.kind) {
     case 'string':
       return typeof actual === 'string' && goJsonString(actual) === expected.raw;

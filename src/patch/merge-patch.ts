@@ -14,20 +14,23 @@
  */
 
 import { MergePatchError } from './errors.js';
-import { JsonSyntaxError, decodeJson } from '../machinery/json-decode.js';
+import { JsonSyntaxError, astToValue, parseJsonAst } from '../machinery/json-decode.js';
+import type { OutOfRangeNumbers } from './out-of-range-numbers.js';
 import { type JsonObject, type JsonValue, copyObject, deepEqual, getOwn, hasOwn, isJsonObject, setOwn } from '../machinery/json-value.js';
 
 /**
  * Applies a merge patch to `doc` (JSON data). `patch` is preferably the
  * request body (string/bytes), so decoding failures get kube's answer; any
  * other value is taken as an already-decoded patch (to pass a decoded JSON
- * string use mergePatchValue).
+ * string use mergePatchValue). With `numbers`, literals beyond float64's
+ * range travel as its placeholders (see out-of-range-numbers.ts).
  */
-export function applyMergePatch(doc: unknown, patch: unknown): JsonValue {
+export function applyMergePatch(doc: unknown, patch: unknown, numbers?: OutOfRangeNumbers): JsonValue {
   let decoded: JsonValue;
   if (typeof patch === 'string' || patch instanceof Uint8Array) {
     try {
-      decoded = decodeJson(patch);
+      const ast = parseJsonAst(patch);
+      decoded = astToValue(numbers ? numbers.protect(ast) : ast);
     } catch (err) {
       if (err instanceof JsonSyntaxError) throw new MergePatchError('Invalid JSON Patch');
       throw err;
@@ -52,45 +55,65 @@ export function mergePatchValue(doc: JsonValue, patch: JsonValue): JsonValue {
   throw new MergePatchError('Invalid JSON Patch');
 }
 
+/**
+ * Merges without recursion (nesting is the client's to choose): each nested
+ * object merge is queued with the output object it fills.
+ */
 function mergeDocs(doc: JsonObject, patch: JsonObject): JsonObject {
-  const out = copyObject(doc);
-  for (const key of Object.keys(patch)) {
-    const v = patch[key] as JsonValue;
-    if (v === null) {
-      delete out[key];
-      continue;
+  const root = copyObject(doc);
+  const work: Array<{ doc: JsonObject; patch: JsonObject; out: JsonObject }> = [{ doc, patch, out: root }];
+  for (let w = work.pop(); w !== undefined; w = work.pop()) {
+    for (const key of Object.keys(w.patch)) {
+      const v = w.patch[key] as JsonValue;
+      if (v === null) {
+        delete w.out[key];
+        continue;
+      }
+      const cur = getOwn(w.doc, key);
+      if (cur === undefined || cur === null || !isJsonObject(cur)) {
+        setOwn(w.out, key, pruneNulls(v));
+      } else if (!isJsonObject(v)) {
+        setOwn(w.out, key, v);
+      } else {
+        const out = copyObject(cur);
+        setOwn(w.out, key, out);
+        work.push({ doc: cur, patch: v, out });
+      }
     }
-    const cur = getOwn(doc, key);
-    setOwn(out, key, cur === undefined || cur === null ? pruneNulls(v) : merge(cur, v));
   }
-  return out;
+  return root;
 }
 
-function merge(cur: JsonValue, patch: JsonValue): JsonValue {
-  if (!isJsonObject(cur)) return pruneNulls(patch);
-  if (!isJsonObject(patch)) return patch;
-  return mergeDocs(cur, patch);
-}
-
+/** A copy without null object members or array elements, at any depth (iteratively). */
 function pruneNulls(v: JsonValue): JsonValue {
-  if (isJsonObject(v)) return pruneDocNulls(v);
-  if (Array.isArray(v)) return pruneAryNulls(v);
-  return v;
+  if (!isJsonObject(v) && !Array.isArray(v)) return v;
+  const work: Array<{ from: JsonObject | JsonValue[]; to: JsonObject | JsonValue[] }> = [];
+  const start = (x: JsonValue): JsonValue => {
+    if (!isJsonObject(x) && !Array.isArray(x)) return x;
+    const to: JsonObject | JsonValue[] = Array.isArray(x) ? [] : {};
+    work.push({ from: x, to });
+    return to;
+  };
+  const root = start(v);
+  for (let w = work.pop(); w !== undefined; w = work.pop()) {
+    if (Array.isArray(w.from)) {
+      for (const x of w.from) if (x !== null) (w.to as JsonValue[]).push(start(x));
+    } else {
+      for (const key of Object.keys(w.from)) {
+        const x = w.from[key] as JsonValue;
+        if (x !== null) setOwn(w.to as JsonObject, key, start(x));
+      }
+    }
+  }
+  return root;
 }
 
 function pruneDocNulls(doc: JsonObject): JsonObject {
-  const out: JsonObject = {};
-  for (const key of Object.keys(doc)) {
-    const v = doc[key] as JsonValue;
-    if (v !== null) setOwn(out, key, pruneNulls(v));
-  }
-  return out;
+  return pruneNulls(doc) as JsonObject;
 }
 
 function pruneAryNulls(ary: JsonValue[]): JsonValue[] {
-  const out: JsonValue[] = [];
-  for (const v of ary) if (v !== null) out.push(pruneNulls(v));
-  return out;
+  return pruneNulls(ary) as JsonValue[];
 }
 
 /**

@@ -38,6 +38,7 @@ import { PatchDecodeError, PatchPanicError, StrategicMergePatchError } from './e
 import { JsonSyntaxError, JsonTypeError, astKindName, astToValue, parseJsonAst } from '../machinery/json-decode.js';
 import { type JsonObject, type JsonValue, copyObject, getOwn, hasOwn, isJsonObject, setOwn } from '../machinery/json-value.js';
 import { PatchSchema } from './schema.js';
+import { firstOutOfRange } from './out-of-range-numbers.js';
 
 const DIRECTIVE_MARKER = '$patch';
 const DELETE_DIRECTIVE = 'delete';
@@ -84,6 +85,9 @@ export function decodeStrategicMergePatch(patch: string | Uint8Array): JsonObjec
     if (ast.kind !== 'object' && ast.kind !== 'null') {
       throw new PatchDecodeError(new JsonTypeError(astKindName(ast), 'map[string]interface {}').message);
     }
+    // Into interface{}, a number float64 cannot hold fails (the first one, in document order).
+    const outOfRange = firstOutOfRange(ast);
+    if (outOfRange !== undefined) throw new PatchDecodeError(new JsonTypeError(`number ${outOfRange}`, 'float64').message);
     value = astToValue(ast);
   } catch (err) {
     if (err instanceof JsonSyntaxError) throw new PatchDecodeError(err.message);
@@ -112,7 +116,7 @@ export function applyStrategicMergePatch(doc: unknown, patch: unknown, schema: P
   }
   if (!isJsonObject(doc)) throw errBadArgType('map[string]interface {}', doc as JsonValue);
   try {
-    return mergeMap(doc, patchMap, schema);
+    return runMergeMap(doc, patchMap, schema);
   } catch (err) {
     if (err instanceof GoPanic) throw new PatchPanicError(err.message);
     throw err;
@@ -133,7 +137,40 @@ function patchStrategyOf(strategies: readonly string[]): string {
   throw internal(`unexpected patch strategy: [${strategies.join(' ')}]`);
 }
 
-function mergeMap(original: JsonObject | undefined, patch: JsonObject, schema: PatchSchema): JsonObject {
+/** A nested mergeMap call, handed to runMergeMap, which answers with its result. */
+interface MergeMapCall {
+  readonly original: JsonObject | undefined;
+  readonly patch: JsonObject;
+  readonly schema: PatchSchema;
+}
+
+/** The steps of one mergeMap level: yields for each nested map merge it needs. */
+type MergeSteps<T> = Generator<MergeMapCall, T, JsonObject>;
+
+/**
+ * mergeMap without recursion on the JS stack: each level is a generator that
+ * yields its nested merges, run here from an explicit stack, so a patch
+ * nested as deep as the decoders allow (10,000) merges as it does in Go.
+ * Errors leave from the level that raised them, in upstream's order.
+ */
+function runMergeMap(original: JsonObject | undefined, patch: JsonObject, schema: PatchSchema): JsonObject {
+  const stack: Array<MergeSteps<JsonObject>> = [mergeMap(original, patch, schema)];
+  let answer: JsonObject | undefined;
+  for (;;) {
+    const top = stack[stack.length - 1] as MergeSteps<JsonObject>;
+    const step = top.next(answer as JsonObject);
+    if (step.done) {
+      stack.pop();
+      if (stack.length === 0) return step.value;
+      answer = step.value;
+    } else {
+      stack.push(mergeMap(step.value.original, step.value.patch, step.value.schema));
+      answer = undefined;
+    }
+  }
+}
+
+function* mergeMap(original: JsonObject | undefined, patch: JsonObject, schema: PatchSchema): MergeSteps<JsonObject> {
   if (hasOwn(patch, DIRECTIVE_MARKER)) return handleDirectiveInMergeMap(patch[DIRECTIVE_MARKER] as JsonValue, patch);
 
   const out = original ? copyObject(original) : {};
@@ -141,7 +178,7 @@ function mergeMap(original: JsonObject | undefined, patch: JsonObject, schema: P
   for (const k of Object.keys(patch)) pending.set(k, patch[k] as JsonValue);
 
   applyRetainKeysDirective(out, pending);
-  mergePatchIntoOriginal(out, pending, schema);
+  yield* mergePatchIntoOriginal(out, pending, schema);
 
   for (const [key, patchV] of pending) {
     let k = key;
@@ -170,17 +207,13 @@ function mergeMap(original: JsonObject | undefined, patch: JsonObject, schema: P
       case 'map': {
         const field = schema.lookupField(k);
         const strategy = patchStrategyOf(field.strategies);
-        setOwn(
-          out,
-          k,
-          strategy === REPLACE_DIRECTIVE ? patchV : mergeMap(originalV as JsonObject, patchV as JsonObject, field.schema),
-        );
+        setOwn(out, k, strategy === REPLACE_DIRECTIVE ? patchV : yield { original: originalV as JsonObject, patch: patchV as JsonObject, schema: field.schema });
         break;
       }
       case 'slice': {
         const field = schema.lookupSlice(k);
         const strategy = patchStrategyOf(field.strategies);
-        const r = mergeSliceHandler(originalV as JsonValue[], patchV as JsonValue[], field.schema, strategy, field.mergeKey, isDeleteList);
+        const r = yield* mergeSliceHandler(originalV as JsonValue[], patchV as JsonValue[], field.schema, strategy, field.mergeKey, isDeleteList);
         setOwn(out, k, r.merged);
         break;
       }
@@ -244,7 +277,7 @@ function applyRetainKeysDirective(out: JsonObject, pending: Map<string, JsonValu
  * then orders the result by $setElementOrder, keeping items only the server
  * has where the live list had them.
  */
-function mergePatchIntoOriginal(out: JsonObject, pending: Map<string, JsonValue>, schema: PatchSchema): void {
+function* mergePatchIntoOriginal(out: JsonObject, pending: Map<string, JsonValue>, schema: PatchSchema): MergeSteps<void> {
   for (const key of [...pending.keys()]) {
     if (!key.startsWith(SET_ELEMENT_ORDER_PREFIX) || !pending.has(key)) continue;
     const setOrder = pending.get(key) as JsonValue;
@@ -278,7 +311,7 @@ function mergePatchIntoOriginal(out: JsonObject, pending: Map<string, JsonValue>
     } else if (!foundOriginal && foundPatch) {
       merged = removeDirectives(patchList).value as JsonValue[];
     } else if (foundOriginal && foundPatch) {
-      const r = mergeSliceHandler(originalList, patchList, field.schema, strategy, mergeKey, false);
+      const r = yield* mergeSliceHandler(originalList, patchList, field.schema, strategy, mergeKey, false);
       merged = r.merged;
       originalList = r.originalAfter;
     } else {
@@ -327,16 +360,16 @@ interface SliceMergeResult {
   originalAfter: JsonValue[];
 }
 
-function mergeSliceHandler(
+function* mergeSliceHandler(
   original: JsonValue[],
   patch: JsonValue[],
   schema: PatchSchema,
   strategy: string,
   mergeKey: string,
   isDeleteList: boolean,
-): SliceMergeResult {
+): MergeSteps<SliceMergeResult> {
   // Deletion lists apply whatever the field's strategy is.
-  if (strategy === MERGE_DIRECTIVE || isDeleteList) return mergeSlice(original, patch, schema, mergeKey, isDeleteList);
+  if (strategy === MERGE_DIRECTIVE || isDeleteList) return yield* mergeSlice(original, patch, schema, mergeKey, isDeleteList);
   return { merged: patch, originalAfter: original };
 }
 
@@ -399,7 +432,7 @@ class SharedList {
   }
 }
 
-function mergeSlice(original: JsonValue[], patch: JsonValue[], schema: PatchSchema, mergeKey: string, isDeleteList: boolean): SliceMergeResult {
+function* mergeSlice(original: JsonValue[], patch: JsonValue[], schema: PatchSchema, mergeKey: string, isDeleteList: boolean): MergeSteps<SliceMergeResult> {
   if (original.length === 0 && patch.length === 0) return { merged: original, originalAfter: original };
 
   const elementType = sliceElementType([original, patch]);
@@ -427,7 +460,7 @@ function mergeSlice(original: JsonValue[], patch: JsonValue[], schema: PatchSche
   // After $patch: replace upstream continues with a nil patch.
   const effectivePatch = patchWithout ?? [];
   const serverOrderLength = list.length;
-  mergeSliceWithoutSpecialElements(list, effectivePatch, mergeKey, schema);
+  yield* mergeSliceWithoutSpecialElements(list, effectivePatch, mergeKey, schema);
   const merged = list.items();
   // mergeSlice's own `original` is the list after deletions, without appended items.
   const serverOrder = merged.slice(0, serverOrderLength);
@@ -480,12 +513,12 @@ function deleteMatchingEntries(list: SharedList, mergeKey: string, mergeValue: J
   }
 }
 
-function mergeSliceWithoutSpecialElements(list: SharedList, patch: JsonValue[], mergeKey: string, schema: PatchSchema): void {
+function* mergeSliceWithoutSpecialElements(list: SharedList, patch: JsonValue[], mergeKey: string, schema: PatchSchema): MergeSteps<void> {
   for (const v of patch) {
     const item = v as JsonObject;
     if (!hasOwn(item, mergeKey)) throw errNoMergeKey(item, mergeKey);
     const found = findMapInList(list, mergeKey, item[mergeKey] as JsonValue);
-    if (found >= 0) list.set(found, mergeMap(list.at(found) as JsonObject, item, schema));
+    if (found >= 0) list.set(found, yield { original: list.at(found) as JsonObject, patch: item, schema });
     else list.append(v);
   }
 }
@@ -665,38 +698,43 @@ function normalizeSliceOrder(toSort: JsonValue[], order: JsonValue[], mergeKey: 
   return [...items, ...toDelete];
 }
 
-/** Drops maps carrying $patch (and list items that are such maps), recursively. */
+/**
+ * A copy of a value made without recursion (nesting is the client's to
+ * choose): `keep` decides, per member or item, whether it is copied.
+ */
+function filteredCopy(v: JsonValue, keep: (child: JsonValue, inArray: boolean) => boolean): JsonValue {
+  if (!Array.isArray(v) && !isJsonObject(v)) return v;
+  const stack: Array<{ from: JsonValue[] | JsonObject; to: JsonValue[] | JsonObject }> = [];
+  const start = (x: JsonValue): JsonValue => {
+    if (!Array.isArray(x) && !isJsonObject(x)) return x;
+    const to: JsonValue[] | JsonObject = Array.isArray(x) ? [] : {};
+    stack.push({ from: x, to });
+    return to;
+  };
+  const root = start(v);
+  for (let w = stack.pop(); w !== undefined; w = stack.pop()) {
+    const { from, to } = w;
+    if (Array.isArray(from)) {
+      for (const x of from) if (keep(x, true)) (to as JsonValue[]).push(start(x));
+    } else {
+      for (const k of Object.keys(from)) {
+        const x = from[k] as JsonValue;
+        if (keep(x, false)) setOwn(to as JsonObject, k, start(x));
+      }
+    }
+  }
+  return root;
+}
+
+const isDirectiveMap = (v: JsonValue): boolean => isJsonObject(v) && hasOwn(v, DIRECTIVE_MARKER);
+
+/** Drops maps carrying $patch (and list items that are such maps), at any depth. */
 function removeDirectives(v: JsonValue): { keep: boolean; value: JsonValue } {
-  if (Array.isArray(v)) {
-    const out: JsonValue[] = [];
-    for (const item of v) {
-      const r = removeDirectives(item);
-      if (r.keep) out.push(r.value);
-    }
-    return { keep: true, value: out };
-  }
-  if (isJsonObject(v)) {
-    if (hasOwn(v, DIRECTIVE_MARKER)) return { keep: false, value: null };
-    const out: JsonObject = {};
-    for (const k of Object.keys(v)) {
-      const r = removeDirectives(v[k] as JsonValue);
-      if (r.keep) setOwn(out, k, r.value);
-    }
-    return { keep: true, value: out };
-  }
-  return { keep: true, value: v };
+  if (isDirectiveMap(v)) return { keep: false, value: null };
+  return { keep: true, value: filteredCopy(v, (child) => !isDirectiveMap(child)) };
 }
 
 /** discardNullValuesFromPatch: null members go, null list items stay. */
 function discardNullValues(v: JsonValue): JsonValue {
-  if (Array.isArray(v)) return v.map(discardNullValues);
-  if (isJsonObject(v)) {
-    const out: JsonObject = {};
-    for (const k of Object.keys(v)) {
-      const x = v[k] as JsonValue;
-      if (x !== null) setOwn(out, k, discardNullValues(x));
-    }
-    return out;
-  }
-  return v;
+  return filteredCopy(v, (child, inArray) => inArray || child !== null);
 }

@@ -27,7 +27,8 @@
 
 import { loadDefinitions } from '../../api/definitions.js';
 import { goJsonEncode, goSprint } from '../../machinery/go-compat.js';
-import { JsonSyntaxError, parseJsonAst } from '../../machinery/json-decode.js';
+import { type JsonAst, JsonSyntaxError, parseJsonAst } from '../../machinery/json-decode.js';
+import { firstOutOfRange } from '../../patch/out-of-range-numbers.js';
 import type { JsonValue } from '../../machinery/json-value.js';
 import { ApiError, badRequest } from '../../machinery/errors.js';
 import { convertUnstructured } from './converter.js';
@@ -98,6 +99,16 @@ export function bodyKind(decoded: unknown, endpoint: EndpointKind): { version: s
   else if (parts.length === 2) [group, version] = parts as [string, string];
   if (version === '' && (group === '' || group === endpoint.group)) version = endpoint.version;
   return { version, kind };
+}
+
+/**
+ * The error Go's JSON decoder gives for `json` decoded into `definition`
+ * (the first wrongly typed value, in document order), or undefined; for
+ * bodies decoded without kube's transformDecodeError wrapping, such as DeleteOptions.
+ */
+export function goDecodeError(json: string, definition: string, definitions?: DefinitionsSource): string | undefined {
+  const t = rootType(definition, definitions);
+  return t === undefined ? undefined : scanJson(json, t, { strict: false }).error;
 }
 
 /** transformDecodeError: the 400 for a body the decoder rejected. */
@@ -192,16 +203,36 @@ export function patchBodyStrictErrors(kind: PatchKind, body: Buffer | string, le
   if (level === 'Ignore') return [];
   const text = textOf(body);
   const fail = (err: string): ApiError => badRequest(kind === 'strategic' ? err : `error decoding patch: ${err}`);
+  let ast: JsonAst;
   try {
     // encoding/json checks the whole text before decoding anything.
-    parseJsonAst(text);
+    ast = parseJsonAst(text);
   } catch (err) {
     if (err instanceof JsonSyntaxError) throw fail(err.message);
     throw err;
   }
   const scan = scanJson(text, kind === 'json' ? JSON_PATCH_OPS : PATCH_MAP, { strict: true, strictPrefix: kind === 'json' ? 'json patch ' : '' });
   if (scan.error !== undefined) throw fail(scan.error);
+  // Into interface{} (a merge patch's map, an operation's value) a number float64 cannot hold fails.
+  const outOfRange = kind === 'json' ? firstOutOfRangeValue(ast) : firstOutOfRange(ast);
+  if (outOfRange !== undefined) {
+    throw fail(`json: cannot unmarshal number ${outOfRange} into Go ${kind === 'json' ? 'struct field jsonPatchOp.value' : 'value'} of type float64`);
+  }
   return scan.strictErrors;
+}
+
+/** The first out-of-range number inside an operation's "value" (the only member decoded into interface{}). */
+function firstOutOfRangeValue(ast: JsonAst): string | undefined {
+  if (ast.kind !== 'array') return undefined;
+  for (const op of ast.items) {
+    if (op.kind !== 'object') continue;
+    for (const [k, v] of op.members) {
+      if (k !== 'value') continue;
+      const found = firstOutOfRange(v);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
 }
 
 export interface PatchedObjectInput {

@@ -13,6 +13,7 @@ export {
   checkApplyPatch,
   checkFields,
   checkPatchedObject,
+  goDecodeError,
   patchBodyStrictErrors,
   patchInvalid,
   strictDecodingError,
