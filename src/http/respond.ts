@@ -7,6 +7,7 @@ import { negotiatePlain } from '../codec/negotiate.js';
 import type { RequestContext } from '../machinery/context.js';
 import { ApiError, internalError, serviceUnavailable } from '../machinery/errors.js';
 import { isStoreError, type StoreError } from '../storage/store.js';
+import { warningHeaderValues } from './warnings.js';
 
 /** Headers kube-apiserver puts on every API response. */
 function commonHeaders(ctx: RequestContext): Record<string, string> {
@@ -15,9 +16,8 @@ function commonHeaders(ctx: RequestContext): Record<string, string> {
     'Cache-Control': 'no-cache, private',
   };
   if (ctx.warnings.length > 0) {
-    // One Warning header per message, in RFC 7234 form with code 299.
-    // Identical warnings are sent once (kube's warning recorder deduplicates).
-    ctx.res.setHeader('Warning', [...new Set(ctx.warnings)].map((w) => `299 - ${JSON.stringify(w)}`));
+    const values = warningHeaderValues(ctx.warnings);
+    if (values.length > 0) ctx.res.setHeader('Warning', values);
   }
   return h;
 }

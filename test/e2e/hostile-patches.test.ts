@@ -154,4 +154,15 @@ describe('hostile patches', () => {
       });
     }
   });
+
+  describe('warnings that Node cannot put in a header string', () => {
+    it('an unknown field named beyond U+00FF answers 200 with the warning in UTF-8 (was: the process exited on ERR_INVALID_CHAR)', async () => {
+      const r = await patch('configmaps/cm', 'merge-patch+json', '{"᨞":0}');
+      assert.equal(r.status, 200, r.text);
+      const warning = Buffer.from(String(r.headers['warning']), 'latin1').toString('utf8');
+      assert.equal(warning, '299 - "unknown field \\"᨞\\""');
+      assert.equal((await http(client, 'GET', '/livez')).status, 200);
+    });
+
+  });
 });
