@@ -43,7 +43,10 @@ import { writeKubeconfig } from './kubeconfig.js';
 import { NonResourceRoutes } from './non-resource.js';
 import { ensurePki, type ServerPki } from './pki.js';
 import { parseRequestInfo } from '../machinery/request-info.js';
-import { writeError } from '../http/respond.js';
+import { writeError, writePanic } from '../http/respond.js';
+import { ConnectionResponses } from './connections.js';
+import { installLastResort, runRequest } from './last-resort.js';
+import { maxInFlight } from './filters/max-in-flight.js';
 import { authentication } from './filters/authentication.js';
 import { authorization } from './filters/authorization.js';
 import { chain, type Handler } from './filters/chain.js';
@@ -99,6 +102,8 @@ export class ApiServer {
   private readonly handler: Handler;
   private readonly authorizer: Authorizer;
   private shuttingDown = false;
+  private readonly connections = new ConnectionResponses();
+  private uninstallLastResort: (() => void) | undefined;
   private synced = false;
   /** Resolves once every controller's informers have their initial state. */
   controllersSynced: Promise<void> = Promise.resolve();
@@ -117,6 +122,7 @@ export class ApiServer {
 
   async start(): Promise<void> {
     const cfg = this.config;
+    this.uninstallLastResort = installLastResort();
     if (cfg.dataDir !== undefined) mkdirSync(cfg.dataDir, { recursive: true });
     this.pki =
       this.options.pki ??
@@ -274,8 +280,11 @@ export class ApiServer {
   }
 
   private listen(): Promise<void> {
+    const cfg = this.config;
     const server = createHttpsServer(
       {
+        // How often Node looks for requests past their header or body deadline.
+        connectionsCheckingInterval: cfg.requestTimeout > 0 ? Math.min(30_000, Math.max(100, cfg.requestTimeout / 4)) : 30_000,
         key: this.pki.serving.key,
         cert: this.pki.serving.cert,
         ...(this.pki.clientCa ? { ca: this.pki.clientCa } : {}),
@@ -285,10 +294,15 @@ export class ApiServer {
       },
       (req, res) => void this.handle(req, res),
     );
-    // Watches are long-lived; kube's own timeouts end them, not Node's.
-    server.requestTimeout = 0;
-    server.headersTimeout = 60_000;
+    // Bodies are bounded by --request-timeout in readBody (a 504 Status);
+    // Node's own request timeout (408, connection closed) is the backstop for
+    // a body nobody reads. A request is complete once its body is, so
+    // watches, which have none, are never ended by it.
+    const requestTimeout = cfg.requestTimeout;
+    server.requestTimeout = requestTimeout > 0 ? requestTimeout + BODY_TIMEOUT_BACKSTOP_MS : 0;
+    server.headersTimeout = requestTimeout > 0 ? Math.min(HEADERS_TIMEOUT_MS, server.requestTimeout) : HEADERS_TIMEOUT_MS;
     server.keepAliveTimeout = 65_000;
+    server.on('clientError', this.connections.onClientError);
     server.on('secureConnection', raiseWriteHighWaterMark);
     this.server = server;
     return new Promise((resolve, reject) => {
@@ -306,14 +320,21 @@ export class ApiServer {
 
   /**
    * kube-apiserver's handler chain, outermost first: request info (the
-   * RequestContext), authentication, impersonation, authorization, then the
-   * resource handlers or the non-resource routes. Audit and priority and
-   * fairness take their places between these as they are built.
+   * RequestContext), authentication, impersonation, max-in-flight,
+   * authorization, then the resource handlers or the non-resource routes.
+   * Audit takes its place between these when it is built; panic recovery is
+   * handle()'s.
    */
   private buildHandler(): Handler {
     const authenticator = new UnionAuthenticator(this.options.authenticators ?? [new ClientCertAuthenticator()]);
     return chain(
-      [authentication(authenticator, { anonymous: this.options.anonymousAuth ?? true }), impersonation, authorization(this.authorizer)],
+      [
+        authentication(authenticator, { anonymous: this.options.anonymousAuth ?? true }),
+        impersonation,
+        // Priority and fairness would take this place; without it kube-apiserver bounds requests in flight.
+        maxInFlight({ readOnly: this.config.maxRequestsInflight, mutating: this.config.maxMutatingRequestsInflight }),
+        authorization(this.authorizer),
+      ],
       (ctx) => {
         const info = ctx.info;
         if (!info.isResourceRequest) return this.routes.serve(ctx);
@@ -330,20 +351,25 @@ export class ApiServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.connections.track(req, res);
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'https://capstan.invalid');
     } catch {
+      res.shouldKeepAlive = false;
       res.writeHead(400).end();
       return;
     }
     const ctx = new RequestContext(req, res, parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams), url);
     ctx.logger = this.logger;
-    try {
-      await this.handler(ctx);
-    } catch (err) {
-      writeError(ctx, err);
-    }
+    if (this.config.requestTimeout > 0) ctx.bodyDeadline = Date.now() + this.config.requestTimeout;
+    await runRequest(ctx, async () => {
+      try {
+        await this.handler(ctx);
+      } catch (err) {
+        writeError(ctx, err);
+      }
+    }).catch((err: unknown) => writePanic(ctx, err));
     if (this.logger.v(3)) this.logger.info(requestLogLine(ctx));
   }
 
@@ -367,6 +393,7 @@ export class ApiServer {
       });
     }
     if (!this.options.store) await this.store?.close();
+    this.uninstallLastResort?.();
   }
 
   get uptimeMs(): number {
@@ -380,6 +407,11 @@ function requestLogLine(ctx: RequestContext): string {
   const ua = ctx.header('user-agent') ?? '';
   return `"HTTP" verb="${ctx.method}" URI="${ctx.req.url ?? ''}" latency="${latency.toFixed(3)}ms" userAgent="${ua}" audit-ID="${ctx.auditId}" srcIP="${ctx.req.socket.remoteAddress ?? ''}:${ctx.req.socket.remotePort ?? ''}" resp=${ctx.res.statusCode}`;
 }
+
+/** Node's --request-timeout backstop for bodies nobody reads, after readBody's own deadline. */
+const BODY_TIMEOUT_BACKSTOP_MS = 5000;
+/** Time to send a request's headers (Go's server: ReadHeaderTimeout, kube sets 32 s; Node's default is 60 s). */
+const HEADERS_TIMEOUT_MS = 60_000;
 
 /** kube-system Lease whose holder runs the leader-only work. */
 export const LEADER_LEASE_NAME = 'capstan-leader';
