@@ -50,8 +50,8 @@ function allowedAliasRatio(decodeCount: number): number {
 export function parseYamlEvents(source: string): YamlEvent[] {
   let events: YamlEvent[];
   try {
-    // One more than the limit, so that exactly 10000 levels parse.
-    events = parseEvents(source, { maxDepth: MAX_NESTING_DEPTH + 1 });
+    // js-yaml allows maxDepth levels of collections, as go-yaml allows its 10000.
+    events = parseEvents(source, { maxDepth: MAX_NESTING_DEPTH });
   } catch (err) {
     if (err instanceof Error && err.message.startsWith('nesting exceeded maxDepth')) throw new YamlLimitError(`yaml: exceeded max depth of ${MAX_NESTING_DEPTH}`);
     throw err;
