@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { dump } from 'js-yaml';
 import { JsonSyntaxError, parseJsonAst } from '../machinery/json-decode.js';
-import { constructYaml, MAX_NESTING_DEPTH, parseYamlEvents } from './yaml-decode.js';
+import { jsonNestingExceeds, MAX_NESTING_DEPTH } from './nesting.js';
+import { constructYaml, parseYamlEvents } from './yaml-decode.js';
 import { isRecord as isPlainObject } from '../machinery/json.js';
 import { JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from './media-type.js';
 import { decodeProtobufObject, encodeProtobufList, encodeProtobufObject, ProtobufCodecError, type TypeInfo } from './protobuf/index.js';
@@ -167,24 +168,5 @@ function describeJsonError(text: string): string {
   return `couldn't get version/kind; json parse error: ${msg}`;
 }
 
-/**
- * Whether valid JSON text nests objects and arrays deeper than `limit`: one
- * pass over the text, far cheaper than the parse before it.
- */
-function jsonNestingExceeds(text: string, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > limit) return true;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return false;
-}
 
 export { isRecord as isPlainObject } from '../machinery/json.js';

@@ -1,4 +1,5 @@
 import { CORE_SCHEMA, EVENT_ID, constructFromEvents, parseEvents } from 'js-yaml';
+import { MAX_NESTING_DEPTH } from './nesting.js';
 
 /**
  * YAML request bodies with the limits sigs.k8s.io/yaml's decoder (its
@@ -18,16 +19,6 @@ import { CORE_SCHEMA, EVENT_ID, constructFromEvents, parseEvents } from 'js-yaml
  */
 
 export type YamlEvent = ReturnType<typeof parseEvents>[number];
-
-/**
- * How deep request bodies may nest (objects and arrays, YAML or JSON).
- * go-yaml and Go's encoding/json stop at 10000, but here every walk of a
- * decoded value (js-yaml's parser and dumper, JSON.stringify, field
- * validation, cloning) is recursive, and js-yaml's parser alone overflows
- * the stack near 1600 levels: the limit is one every walk survives, and the
- * errors are kube's texts with this bound. No real object nests this deep.
- */
-export const MAX_NESTING_DEPTH = 1000;
 
 /** A body go-yaml would refuse; the message is go-yaml's, without sigs.k8s.io/yaml's prefix. */
 export class YamlLimitError extends Error {
