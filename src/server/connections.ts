@@ -52,6 +52,8 @@ export class ConnectionResponses {
       setTimeout(() => socket.destroy(), 1000).unref();
     };
     if ((this.pending.get(socket) ?? 0) === 0) answer();
+    // A request past its header or body deadline is itself still pending: nothing to wait for.
+    else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') socket.destroy();
     else {
       const waiters = this.idleWaiters.get(socket) ?? [];
       waiters.push(answer);

@@ -249,6 +249,18 @@ describe('hostile input (issue 10)', () => {
       assert.equal(res.json.message, 'error converting YAML to JSON: yaml: exceeded max depth of 1000');
     });
 
+    it('stores and serves a free-form field nested to the limit in every encoding (ControllerRevision data)', async () => {
+      const path = '/apis/apps/v1/namespaces/default/controllerrevisions';
+      const data = `${'{"n":'.repeat(997)}"x"${'}'.repeat(997)}`;
+      const body = `{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"deep-data"},"revision":1,"data":${data}}`;
+      assert.equal((await http(c, 'POST', `${path}?fieldValidation=Strict`, { body })).status, 201);
+      for (const accept of ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']) {
+        assert.equal((await http(c, 'GET', `${path}/deep-data`, { headers: { Accept: accept } })).status, 200, accept);
+      }
+      const applied = await http(c, 'PATCH', `${path}/deep-data?fieldManager=hostile&force=true`, { body, headers: { 'Content-Type': 'application/apply-patch+yaml' } });
+      assert.equal(applied.status, 200);
+    });
+
     it('takes a body exactly at the limit through field validation (strict: 400 unknown field; ignore: pruned, 201)', async () => {
       const strict = await http(c, 'POST', `${CONFIGMAPS}?fieldValidation=Strict`, { body: configMap('at-limit', { spec: nested(998) }) });
       assert.equal(strict.status, 400);
