@@ -94,7 +94,7 @@ const BODY_TYPES: readonly string[] = [JSON_TYPE, YAML_TYPE, PROTOBUF_TYPE];
 export async function readObjectBody(ctx: RequestContext, expected?: Partial<TypeInfo>): Promise<unknown> {
   const type = contentTypeOf(ctx) || JSON_TYPE;
   if (!BODY_TYPES.includes(type)) {
-    abandonBody(ctx);
+    ctx.req.resume();
     throw unsupportedMediaType(ctx.header('content-type') ?? '', ADVERTISED_TYPES);
   }
   const body = await readBody(ctx);
