@@ -138,7 +138,7 @@ export function decode(body: Buffer, encoding: Encoding, expected?: Partial<Type
     } catch {
       throw new DecodeError(describeJsonError(text));
     }
-    // JSON.parse takes any depth; every walk after it is bounded by this check (yaml-decode.ts).
+    // JSON.parse takes any depth; every walk after it relies on this bound (nesting.ts).
     if (jsonNestingExceeds(text, MAX_NESTING_DEPTH)) throw new DecodeError(describeJsonError(text));
     return value;
   }
@@ -167,6 +167,5 @@ function describeJsonError(text: string): string {
   }
   return `couldn't get version/kind; json parse error: ${msg}`;
 }
-
 
 export { isRecord as isPlainObject } from '../machinery/json.js';

@@ -152,14 +152,11 @@ export function writeError(ctx: RequestContext, err: unknown): void {
  * it (js-yaml on a pathological message): an error answer must never throw.
  */
 function encodeStatus(status: Status, enc: Encoding, pretty: boolean): { body: Buffer; contentType: string } {
-  if (enc !== JSON_TYPE) {
-    try {
-      return { body: encode(status, enc, pretty), contentType: enc };
-    } catch {
-      // Falls back to JSON below.
-    }
+  try {
+    return { body: encode(status, enc, pretty), contentType: enc };
+  } catch {
+    return { body: Buffer.from(JSON.stringify(status)), contentType: JSON_TYPE };
   }
-  return { body: Buffer.from(JSON.stringify(status)), contentType: JSON_TYPE };
 }
 
 /** kube's panic recovery answer (WithPanicRecovery), as plain text. */

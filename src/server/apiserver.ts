@@ -408,9 +408,9 @@ function requestLogLine(ctx: RequestContext): string {
   return `"HTTP" verb="${ctx.method}" URI="${ctx.req.url ?? ''}" latency="${latency.toFixed(3)}ms" userAgent="${ua}" audit-ID="${ctx.auditId}" srcIP="${ctx.req.socket.remoteAddress ?? ''}:${ctx.req.socket.remotePort ?? ''}" resp=${ctx.res.statusCode}`;
 }
 
-/** Node's --request-timeout backstop for bodies nobody reads, after readBody's own deadline. */
+/** Node's own request timeout, the backstop for bodies nobody reads: this long after readBody's deadline. */
 const BODY_TIMEOUT_BACKSTOP_MS = 5000;
-/** Time to send a request's headers (Go's server: ReadHeaderTimeout, kube sets 32 s; Node's default is 60 s). */
+/** Time to send a request's headers (Node's default; never more than the request timeout, as Node requires). */
 const HEADERS_TIMEOUT_MS = 60_000;
 
 /** kube-system Lease whose holder runs the leader-only work. */
