@@ -163,9 +163,9 @@ function encodeStatus(status: Status, enc: Encoding, pretty: boolean): { body: B
 export const PANIC_MESSAGE = 'This request caused apiserver to panic. Look in the logs for details.';
 
 /**
- * The last line of defence for a request whose handling threw past
- * writeError, or threw outside its promise chain: logged with its verb and
- * path, answered 500 if nothing was written yet, else its connection is
+ * The last line of defence for a request whose error could not be written
+ * (writeError itself threw): logged with its verb and path, answered 500
+ * with kube's panic text if nothing was written yet, else its connection is
  * closed (half a response must not look like a whole one). Never throws.
  */
 export function writePanic(ctx: RequestContext, err: unknown): void {

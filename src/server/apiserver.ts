@@ -45,7 +45,8 @@ import { ensurePki, type ServerPki } from './pki.js';
 import { parseRequestInfo } from '../machinery/request-info.js';
 import { writeError, writePanic } from '../http/respond.js';
 import { ConnectionResponses } from './connections.js';
-import { installLastResort, runRequest } from './last-resort.js';
+import { installLastResort } from './last-resort.js';
+import { requestTimeout } from './filters/timeout.js';
 import { maxInFlight } from './filters/max-in-flight.js';
 import { authentication } from './filters/authentication.js';
 import { authorization } from './filters/authorization.js';
@@ -122,7 +123,7 @@ export class ApiServer {
 
   async start(): Promise<void> {
     const cfg = this.config;
-    this.uninstallLastResort = installLastResort();
+    this.uninstallLastResort = installLastResort(this.logger);
     if (cfg.dataDir !== undefined) mkdirSync(cfg.dataDir, { recursive: true });
     this.pki =
       this.options.pki ??
@@ -320,7 +321,8 @@ export class ApiServer {
 
   /**
    * kube-apiserver's handler chain, outermost first: request info (the
-   * RequestContext), authentication, impersonation, max-in-flight,
+   * RequestContext), the timeout for non-long-running requests,
+   * authentication, impersonation, max-in-flight,
    * authorization, then the resource handlers or the non-resource routes.
    * Audit takes its place between these when it is built; panic recovery is
    * handle()'s.
@@ -329,6 +331,7 @@ export class ApiServer {
     const authenticator = new UnionAuthenticator(this.options.authenticators ?? [new ClientCertAuthenticator()]);
     return chain(
       [
+        requestTimeout(this.config.requestTimeout),
         authentication(authenticator, { anonymous: this.options.anonymousAuth ?? true }),
         impersonation,
         // Priority and fairness would take this place; without it kube-apiserver bounds requests in flight.
@@ -363,13 +366,15 @@ export class ApiServer {
     const ctx = new RequestContext(req, res, parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams), url);
     ctx.logger = this.logger;
     if (this.config.requestTimeout > 0) ctx.bodyDeadline = Date.now() + this.config.requestTimeout;
-    await runRequest(ctx, async () => {
+    try {
+      await this.handler(ctx);
+    } catch (err) {
       try {
-        await this.handler(ctx);
-      } catch (err) {
         writeError(ctx, err);
+      } catch (failed) {
+        writePanic(ctx, failed);
       }
-    }).catch((err: unknown) => writePanic(ctx, err));
+    }
     if (this.logger.v(3)) this.logger.info(requestLogLine(ctx));
   }
 

@@ -1,57 +1,47 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { writePanic } from '../http/respond.js';
-import type { RequestContext } from '../machinery/context.js';
+import type { Logger } from '../machinery/logger.js';
 
 /**
- * The last line of defence: an exception thrown, or a promise rejected
- * unhandled, anywhere in a request's asynchronous path (a timer or stream
- * callback outside its promise chain included) is that request's 500 —
- * kube's panic recovery answer, logged with the verb and path — and never
- * ends the process. Requests are found through AsyncLocalStorage, which
- * follows every callback a request's code schedules.
+ * The last line of defence for what escapes a request's promise chain (an
+ * exception thrown in a timer or stream callback, a promise rejected and
+ * never handled): it is logged and the process keeps serving; the request
+ * it belonged to is answered by the timeout filter (504 after
+ * --request-timeout). What a request's own chain throws never gets here:
+ * ApiServer.handle answers it (writeError, else writePanic's 500).
+ *
+ * Attributing such an exception to its request would take AsyncLocalStorage,
+ * which on Node 20 puts promise hooks on every await of every request: it
+ * was measured at +30-40 µs of server CPU per GET (about a quarter).
  */
-const currentRequest = new AsyncLocalStorage<RequestContext>();
+const loggers = new Set<Logger>();
 
-/** Runs a request's handling with the request known to the process-wide handlers. */
-export function runRequest<T>(ctx: RequestContext, fn: () => T): T {
-  return currentRequest.run(ctx, fn);
-}
-
-let servers = 0;
-
-function onUncaught(err: unknown): void {
-  const ctx = currentRequest.getStore();
-  if (ctx) {
-    writePanic(ctx, err);
+function report(kind: string, err: unknown): void {
+  const text = `apiserver panic'd (${kind} outside any request's handling): ${(err as Error)?.stack ?? String(err)}`;
+  for (const logger of loggers) {
+    try {
+      logger.error(text);
+    } catch {
+      // Nothing else to tell.
+    }
     return;
   }
-  // Not a request's: what Node would have done without this listener.
-  if (process.listenerCount('uncaughtException') === 1) {
-    process.stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);
-    process.exit(1);
-  }
 }
 
-function onUnhandledRejection(reason: unknown): void {
-  const ctx = currentRequest.getStore();
-  if (ctx) {
-    writePanic(ctx, reason);
-    return;
-  }
-  if (process.listenerCount('unhandledRejection') === 1) onUncaught(reason);
-}
+const onUncaught = (err: unknown): void => report('uncaught exception', err);
+const onUnhandledRejection = (reason: unknown): void => report('unhandled rejection', reason);
 
 /** Installs the process-wide handlers while at least one server runs; returns the uninstaller. */
-export function installLastResort(): () => void {
-  if (servers++ === 0) {
+export function installLastResort(logger: Logger): () => void {
+  if (loggers.size === 0) {
     process.on('uncaughtException', onUncaught);
     process.on('unhandledRejection', onUnhandledRejection);
   }
+  loggers.add(logger);
   let installed = true;
   return () => {
     if (!installed) return;
     installed = false;
-    if (--servers === 0) {
+    loggers.delete(logger);
+    if (loggers.size === 0) {
       process.off('uncaughtException', onUncaught);
       process.off('unhandledRejection', onUnhandledRejection);
     }

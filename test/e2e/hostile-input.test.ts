@@ -164,7 +164,7 @@ describe('hostile input (issue 10)', () => {
   let c: Client;
 
   before(async () => {
-    server = await startServer({ requestTimeout: 1000 });
+    server = await startServer();
     c = client(server);
   });
   after(async () => {
@@ -317,7 +317,8 @@ describe('hostile input (issue 10)', () => {
     });
 
     it('ends a body trickled past --request-timeout with 504 Timeout and closes the connection (was: held forever)', async () => {
-      const conn = new RawConnection(c);
+      const quick = await startServer({ requestTimeout: 1000 });
+      const conn = new RawConnection(client(quick));
       await conn.ready();
       try {
         await conn.write(requestHead('POST', CONFIGMAPS, { 'Content-Type': 'application/json', 'Content-Length': '1000' }));
@@ -338,6 +339,7 @@ describe('hostile input (issue 10)', () => {
         await conn.whenClosed();
       } finally {
         conn.destroy();
+        await quick.stop();
       }
     });
 
@@ -433,17 +435,18 @@ describe('the last line of defence (issue 10)', () => {
           void Promise.reject(new Error('rejected and never handled'));
           await new Promise(() => undefined);
         }
+        if (name === 'fails') throw new TypeError('a bug in the request path');
       },
     };
     const logger = { info: () => undefined, error: (m) => process.stderr.write(m + '\\n'), v: () => false };
-    const server = new ApiServer({ admissionPlugins: [plugin], logger });
+    const server = new ApiServer({ admissionPlugins: [plugin], logger, config: { requestTimeout: 1000 } });
     await server.start();
     const kc = server.adminKubeconfig();
     process.stdout.write(JSON.stringify({ url: server.url, creds: { ca: kc.caPem, cert: kc.clientCertPem, key: kc.clientKeyPem } }) + '\\n');
     process.on('SIGTERM', () => server.stop().then(() => process.exit(0)));
   `;
 
-  it("turns an exception thrown outside a request's promise chain into that request's 500, logged with verb and path, and keeps serving", async () => {
+  it('keeps serving after an exception or rejection escapes a request (logged; that request gets 504 at --request-timeout), and answers a bug in the chain with 500', async () => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', SCRIPT], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -457,12 +460,17 @@ describe('the last line of defence (issue 10)', () => {
         });
         void exited.then(() => reject(new Error(`server exited: ${stderr}`)));
       });
-      for (const name of ['throws', 'rejects']) {
+      for (const [name, kind] of [['throws', 'uncaught exception'], ['rejects', 'unhandled rejection']] as const) {
         const res = await http(c, 'POST', CONFIGMAPS, { body: configMap(name) });
-        assert.equal(res.status, 500);
-        assert.equal(res.text, 'This request caused apiserver to panic. Look in the logs for details.\n');
-        assert.match(stderr, new RegExp(`apiserver panic'd on POST ${CONFIGMAPS}`));
+        assert.equal(res.status, 504);
+        assert.equal(res.json.reason, 'Timeout');
+        assert.equal(res.json.message, 'Timeout: request did not complete within requested timeout - context deadline exceeded');
+        assert.match(stderr, new RegExp(`apiserver panic'd \\(${kind} outside any request's handling\\)`));
       }
+      const bug = await http(c, 'POST', CONFIGMAPS, { body: configMap('fails') });
+      assert.equal(bug.status, 500);
+      assert.equal(bug.json.reason, 'InternalError');
+      assert.match(stderr, new RegExp(`POST ${CONFIGMAPS}: TypeError: a bug in the request path`));
       assert.equal(child.exitCode, null, 'the process is still running');
       assert.equal((await http(c, 'POST', CONFIGMAPS, { body: configMap('fine') })).status, 201);
     } finally {
