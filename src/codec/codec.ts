@@ -1,4 +1,8 @@
-import { CORE_SCHEMA, dump, loadAll } from 'js-yaml';
+import { randomBytes } from 'node:crypto';
+import { dump } from 'js-yaml';
+import { JsonSyntaxError, parseJsonAst } from '../machinery/json-decode.js';
+import { jsonNestingExceeds, MAX_NESTING_DEPTH } from './nesting.js';
+import { constructYaml, parseYamlEvents } from './yaml-decode.js';
 import { isRecord as isPlainObject } from '../machinery/json.js';
 import { JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from './media-type.js';
 import { decodeProtobufObject, encodeProtobufList, encodeProtobufObject, ProtobufCodecError, type TypeInfo } from './protobuf/index.js';
@@ -15,8 +19,88 @@ export function encode(value: unknown, encoding: Encoding, pretty = false): Buff
   return Buffer.from(pretty ? JSON.stringify(value, null, 2) + '\n' : JSON.stringify(value));
 }
 
+/**
+ * Strings at least this long are written double-quoted by us rather than
+ * styled by js-yaml: its plain-scalar check is a backtracking regular
+ * expression whose stack use grows with the string, so a name of a few MB
+ * overflowed the stack and no YAML list holding it could be served.
+ */
+const LONG_SCALAR_CHARS = 16 * 1024;
+
 export function toYaml(value: unknown): string {
-  return dump(value, { sortKeys: true, lineWidth: -1, noRefs: true });
+  const long: string[] = [];
+  const token = `capstan-long-scalar-${randomBytes(8).toString('hex')}-`;
+  const prepared = withLongStringsReplaced(value, long, token);
+  const originalKey = (k: string): string => (k.startsWith(token) ? long[Number(k.slice(token.length))]! : k);
+  const text = dump(prepared, {
+    // Placeholder keys must sort where their real keys would.
+    sortKeys: long.length === 0 ? true : (a: string, b: string) => compareUtf16(originalKey(a), originalKey(b)),
+    lineWidth: -1,
+    noRefs: true,
+  });
+  if (long.length === 0) return text;
+  return text.replace(new RegExp(`${token}(\\d+)`, 'g'), (_m, i: string) => yamlDoubleQuoted(long[Number(i)]!));
+}
+
+function compareUtf16(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * A copy of `value` whose long strings (keys and values) are placeholders
+ * `token<i>` with the string at long[i]; parts without long strings are
+ * shared, not copied. Iterative, so any depth the decoders accept is fine.
+ */
+function withLongStringsReplaced(value: unknown, long: string[], token: string): unknown {
+  const placeholder = (s: string): string => {
+    long.push(s);
+    return `${token}${long.length - 1}`;
+  };
+  if (typeof value === 'string') return value.length >= LONG_SCALAR_CHARS ? placeholder(value) : value;
+  if (typeof value !== 'object' || value === null) return value;
+  if (!containsLongString(value)) return value;
+  const root: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
+  const work: Array<{ from: object; to: Record<string, unknown> | unknown[] }> = [{ from: value, to: root }];
+  for (let w = work.pop(); w !== undefined; w = work.pop()) {
+    for (const [k, v] of Object.entries(w.from)) {
+      let out: unknown = v;
+      if (typeof v === 'string' && v.length >= LONG_SCALAR_CHARS) out = placeholder(v);
+      else if (typeof v === 'object' && v !== null && containsLongString(v)) {
+        const copy: Record<string, unknown> | unknown[] = Array.isArray(v) ? [] : {};
+        work.push({ from: v, to: copy });
+        out = copy;
+      }
+      if (Array.isArray(w.to)) w.to.push(out);
+      else {
+        const key = k.length >= LONG_SCALAR_CHARS ? placeholder(k) : k;
+        Object.defineProperty(w.to, key, { value: out, enumerable: true, writable: true, configurable: true });
+      }
+    }
+  }
+  return root;
+}
+
+function containsLongString(value: object): boolean {
+  const work: object[] = [value];
+  for (let o = work.pop(); o !== undefined; o = work.pop()) {
+    for (const [k, v] of Object.entries(o)) {
+      if (k.length >= LONG_SCALAR_CHARS) return true;
+      if (typeof v === 'string') {
+        if (v.length >= LONG_SCALAR_CHARS) return true;
+      } else if (typeof v === 'object' && v !== null) work.push(v);
+    }
+  }
+  return false;
+}
+
+/**
+ * A YAML double-quoted scalar: JSON's escapes are YAML's, and the characters
+ * YAML does not allow raw in a document (DEL, C1 controls, BOM, non-characters)
+ * are escaped too.
+ */
+function yamlDoubleQuoted(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return JSON.stringify(s).replace(/[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 export class DecodeError extends Error {
@@ -48,17 +132,21 @@ export function decode(body: Buffer, encoding: Encoding, expected?: Partial<Type
   }
   const text = body.toString('utf8');
   if (encoding === JSON_TYPE) {
+    let value: unknown;
     try {
-      return JSON.parse(text);
-    } catch (err) {
-      throw new DecodeError(describeJsonError(text, err));
+      value = JSON.parse(text);
+    } catch {
+      throw new DecodeError(describeJsonError(text));
     }
+    // JSON.parse takes any depth; every walk after it relies on this bound (nesting.ts).
+    if (jsonNestingExceeds(text, MAX_NESTING_DEPTH)) throw new DecodeError(describeJsonError(text));
+    return value;
   }
   try {
     // The core schema keeps timestamps as strings, as sigs.k8s.io/yaml's YAML→JSON
     // conversion does; YAML 1.1 `yes`/`on` booleans are read as strings.
     // Repeated keys are allowed here (the last wins); field validation reports them.
-    const docs = loadAll(text, { schema: CORE_SCHEMA, json: true });
+    const docs = constructYaml(text, parseYamlEvents(text));
     const nonEmpty = docs.filter((d) => d !== null && d !== undefined);
     if (nonEmpty.length > 1) throw new DecodeError('yaml: the request body contains more than one document');
     return nonEmpty[0] ?? null;
@@ -68,9 +156,15 @@ export function decode(body: Buffer, encoding: Encoding, expected?: Partial<Type
   }
 }
 
-function describeJsonError(text: string, err: unknown): string {
-  const msg = (err as Error).message;
+/** The 400 message for a body JSON.parse (or the depth limit) refused, with Go's wording of the fault. */
+function describeJsonError(text: string): string {
   if (text.trim() === '') return 'Object \'Kind\' is missing in \'\'';
+  let msg = 'unexpected end of JSON input';
+  try {
+    parseJsonAst(text, MAX_NESTING_DEPTH);
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) msg = err.message;
+  }
   return `couldn't get version/kind; json parse error: ${msg}`;
 }
 

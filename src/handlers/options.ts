@@ -59,6 +59,23 @@ export function parseNonNegativeInt(query: URLSearchParams, name: string): numbe
   return Number(v);
 }
 
+/**
+ * Node's timers hold at most 2^31-1 ms (about 24.8 days); a longer one fires
+ * at once, which would end a watch the moment it starts.
+ */
+export const MAX_WATCH_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
+/**
+ * timeoutSeconds of a watch: 0 means none given (the server's randomized
+ * --min-request-timeout applies, as in kube's watch handler); longer than a
+ * timer can wait is capped there (in kube a Go duration waits that long).
+ */
+function parseWatchTimeout(query: URLSearchParams): number | undefined {
+  const seconds = parseNonNegativeInt(query, 'timeoutSeconds');
+  if (seconds === 0) return undefined;
+  return seconds === undefined ? undefined : Math.min(seconds, MAX_WATCH_TIMEOUT_SECONDS);
+}
+
 export type ResourceVersionMatch = '' | 'Exact' | 'NotOlderThan';
 
 export interface ListParams {
@@ -102,7 +119,7 @@ export function parseListParams(query: URLSearchParams, isWatch: boolean): ListP
     continueToken: query.get('continue') || undefined,
     labelSelector: query.get('labelSelector') ?? undefined,
     fieldSelector: query.get('fieldSelector') ?? undefined,
-    timeoutSeconds: parseNonNegativeInt(query, 'timeoutSeconds'),
+    timeoutSeconds: parseWatchTimeout(query),
     allowWatchBookmarks: boolParam(query, 'allowWatchBookmarks') ?? false,
     sendInitialEvents: boolParam(query, 'sendInitialEvents'),
   };

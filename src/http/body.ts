@@ -2,28 +2,79 @@ import { decode, DecodeError } from '../codec/codec.js';
 import { ADVERTISED_TYPES, JSON_TYPE, parseMediaType, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from '../codec/media-type.js';
 import type { TypeInfo } from '../codec/protobuf/index.js';
 import type { RequestContext } from '../machinery/context.js';
-import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../machinery/errors.js';
+import { ApiError, badRequest, requestEntityTooLarge, timeout, unsupportedMediaType } from '../machinery/errors.js';
 
 /** kube-apiserver's --max-request-body-bytes default: 3 MiB. */
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 
+/** The Status of a body not read by its deadline (kube's timeout filter). */
+export function bodyTimeout(): ApiError {
+  return timeout('request did not complete within requested timeout - context deadline exceeded', 0);
+}
+
+/**
+ * Reads the request body, at most `limit` bytes whatever its framing
+ * (Content-Length or chunked), and only until ctx.bodyDeadline. Past either,
+ * the rest of the body is left unread: the answer (413 or 504) closes the
+ * connection, which is then never reused with bytes of this body in it.
+ */
 export async function readBody(ctx: RequestContext, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
   const declared = Number(ctx.header('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > limit) {
-    ctx.req.resume();
+    abandonBody(ctx);
     throw requestEntityTooLarge(limit);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      ctx.req.resume();
-      throw requestEntityTooLarge(limit);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+  const req = ctx.req;
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (err: ApiError | Error | undefined): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+      if (timer) clearTimeout(timer);
+      if (err) reject(err);
+      else resolve(Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        abandonBody(ctx);
+        settle(requestEntityTooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => settle(undefined);
+    const onError = (err: Error): void => settle(err);
+    // The client went away before the body's end: nobody is left to answer.
+    const onClose = (): void => {
+      if (!req.complete) settle(new Error('the client closed the connection before sending the whole request body'));
+    };
+    const remaining = ctx.bodyDeadline === undefined ? undefined : ctx.bodyDeadline - Date.now();
+    const timer =
+      remaining === undefined
+        ? undefined
+        : setTimeout(() => {
+            abandonBody(ctx);
+            settle(bodyTimeout());
+          }, Math.max(0, remaining));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+/**
+ * Gives up on the rest of a request body: the response will close the
+ * connection (Connection: close, as Go's server does after an over-limit
+ * body), and what arrives meanwhile is discarded.
+ */
+export function abandonBody(ctx: RequestContext): void {
+  ctx.res.shouldKeepAlive = false;
+  ctx.req.resume();
 }
 
 /** The request's Content-Type without parameters, lower-cased ('' when absent). */

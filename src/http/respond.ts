@@ -2,10 +2,10 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip, gzip } from 'node:zlib';
 import { encode } from '../codec/codec.js';
-import type { Encoding } from '../codec/media-type.js';
+import { JSON_TYPE, type Encoding } from '../codec/media-type.js';
 import { negotiatePlain } from '../codec/negotiate.js';
 import type { RequestContext } from '../machinery/context.js';
-import { ApiError, internalError, serviceUnavailable } from '../machinery/errors.js';
+import { ApiError, internalError, serviceUnavailable, type Status } from '../machinery/errors.js';
 import { isStoreError, type StoreError } from '../storage/store.js';
 import { warningHeaderValues } from './warnings.js';
 
@@ -143,6 +143,47 @@ export function writeError(ctx: RequestContext, err: unknown): void {
     ctx.res.destroy();
     return;
   }
-  const enc = negotiatePlain(ctx.header('accept'));
-  writeBody(ctx, apiErr.code, encode(apiErr.status, enc, ctx.pretty), enc, apiErr.headers);
+  const { body, contentType } = encodeStatus(apiErr.status, negotiatePlain(ctx.header('accept')), ctx.pretty);
+  writeBody(ctx, apiErr.code, body, contentType, apiErr.headers);
+}
+
+/**
+ * A Status in the client's encoding, or in JSON when that encoder fails on
+ * it (js-yaml on a pathological message): an error answer must never throw.
+ */
+function encodeStatus(status: Status, enc: Encoding, pretty: boolean): { body: Buffer; contentType: string } {
+  try {
+    return { body: encode(status, enc, pretty), contentType: enc };
+  } catch {
+    return { body: Buffer.from(JSON.stringify(status)), contentType: JSON_TYPE };
+  }
+}
+
+/** kube's panic recovery answer (WithPanicRecovery), as plain text. */
+export const PANIC_MESSAGE = 'This request caused apiserver to panic. Look in the logs for details.';
+
+/**
+ * The last line of defence for a request whose error could not be written
+ * (writeError itself threw): logged with its verb and path, answered 500
+ * with kube's panic text if nothing was written yet, else its connection is
+ * closed (half a response must not look like a whole one). Never throws.
+ */
+export function writePanic(ctx: RequestContext, err: unknown): void {
+  try {
+    ctx.logger.error(`apiserver panic'd on ${ctx.method} ${ctx.url.pathname}: ${(err as Error)?.stack ?? String(err)}`);
+  } catch {
+    // Logging must not stop the answer.
+  }
+  const res = ctx.res;
+  try {
+    if (res.headersSent || res.writableEnded) {
+      res.destroy();
+      return;
+    }
+    const body = `${PANIC_MESSAGE}\n`;
+    res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': String(Buffer.byteLength(body)) });
+    res.end(body);
+  } catch {
+    res.destroy();
+  }
 }

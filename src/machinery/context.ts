@@ -26,6 +26,8 @@ export class RequestContext {
   readonly auditAnnotations = new Map<string, string>();
 
   logger: Logger = DEFAULT_LOGGER;
+  /** When reading the request's body must have finished (Date.now() ms; --request-timeout); undefined: no deadline. */
+  bodyDeadline: number | undefined;
 
   constructor(
     readonly req: IncomingMessage,

@@ -66,7 +66,10 @@ type Frame =
 
 class Parser {
   private i = 0;
-  constructor(private readonly b: Uint8Array) {}
+  constructor(
+    private readonly b: Uint8Array,
+    private readonly maxDepth: number,
+  ) {}
 
   private fail(c: number, context: string): never {
     throw new JsonSyntaxError(`invalid character ${goQuoteChar(c)} ${context}`, this.i);
@@ -96,7 +99,7 @@ class Parser {
       const c = b[this.i] as number;
       let pushed = false;
       if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-        if (stack.length + 1 > MAX_DEPTH) this.fail(c, 'exceeded max depth');
+        if (stack.length + 1 > this.maxDepth) this.fail(c, 'exceeded max depth');
         this.i++;
         this.skipSpace();
         if (this.i >= b.length) this.eof();
@@ -331,9 +334,12 @@ export function toBytes(input: string | Uint8Array): Uint8Array {
   return typeof input === 'string' ? encoder.encode(input) : input;
 }
 
-/** Parses JSON text; throws JsonSyntaxError with Go's message on bad input. */
-export function parseJsonAst(input: string | Uint8Array): JsonAst {
-  return new Parser(toBytes(input)).parse();
+/**
+ * Parses JSON text; throws JsonSyntaxError with Go's message on bad input.
+ * `maxDepth` lowers Go's nesting limit (request bodies: codec's MAX_NESTING_DEPTH).
+ */
+export function parseJsonAst(input: string | Uint8Array, maxDepth = MAX_DEPTH): JsonAst {
+  return new Parser(toBytes(input), maxDepth).parse();
 }
 
 /** What encoding/json calls a JSON value's kind in UnmarshalTypeError. */

@@ -45,7 +45,11 @@ import { writeKubeconfig } from './kubeconfig.js';
 import { NonResourceRoutes } from './non-resource.js';
 import { ensurePki, type ServerPki } from './pki.js';
 import { parseRequestInfo } from '../machinery/request-info.js';
-import { writeError } from '../http/respond.js';
+import { writeError, writePanic } from '../http/respond.js';
+import { ConnectionResponses } from './connections.js';
+import { installLastResort } from './last-resort.js';
+import { requestTimeout } from './filters/timeout.js';
+import { maxInFlight } from './filters/max-in-flight.js';
 import { authentication } from './filters/authentication.js';
 import { authorization } from './filters/authorization.js';
 import { chain, type Handler } from './filters/chain.js';
@@ -102,6 +106,8 @@ export class ApiServer {
   private readonly handler: Handler;
   private readonly authorizer: Authorizer;
   private shuttingDown = false;
+  private readonly connections = new ConnectionResponses();
+  private uninstallLastResort: (() => void) | undefined;
   private synced = false;
   /** Resolves once every controller's informers have their initial state. */
   controllersSynced: Promise<void> = Promise.resolve();
@@ -121,6 +127,7 @@ export class ApiServer {
 
   async start(): Promise<void> {
     const cfg = this.config;
+    this.uninstallLastResort = installLastResort(this.logger);
     if (cfg.dataDir !== undefined) mkdirSync(cfg.dataDir, { recursive: true });
     this.pki =
       this.options.pki ??
@@ -296,8 +303,11 @@ export class ApiServer {
   }
 
   private listen(): Promise<void> {
+    const cfg = this.config;
     const server = createHttpsServer(
       {
+        // How often Node looks for requests past their header or body deadline.
+        connectionsCheckingInterval: cfg.requestTimeout > 0 ? Math.min(30_000, Math.max(100, cfg.requestTimeout / 4)) : 30_000,
         key: this.pki.serving.key,
         cert: this.pki.serving.cert,
         ...(this.pki.clientCa ? { ca: this.pki.clientCa } : {}),
@@ -307,10 +317,15 @@ export class ApiServer {
       },
       (req, res) => void this.handle(req, res),
     );
-    // Watches are long-lived; kube's own timeouts end them, not Node's.
-    server.requestTimeout = 0;
-    server.headersTimeout = 60_000;
+    // Bodies are bounded by --request-timeout in readBody (a 504 Status);
+    // Node's own request timeout (408, connection closed) is the backstop for
+    // a body nobody reads. A request is complete once its body is, so
+    // watches, which have none, are never ended by it.
+    const requestTimeout = cfg.requestTimeout;
+    server.requestTimeout = requestTimeout > 0 ? requestTimeout + BODY_TIMEOUT_BACKSTOP_MS : 0;
+    server.headersTimeout = requestTimeout > 0 ? Math.min(HEADERS_TIMEOUT_MS, server.requestTimeout) : HEADERS_TIMEOUT_MS;
     server.keepAliveTimeout = 65_000;
+    server.on('clientError', this.connections.onClientError);
     server.on('secureConnection', raiseWriteHighWaterMark);
     this.server = server;
     return new Promise((resolve, reject) => {
@@ -328,14 +343,23 @@ export class ApiServer {
 
   /**
    * kube-apiserver's handler chain, outermost first: request info (the
-   * RequestContext), authentication, impersonation, authorization, then the
-   * resource handlers or the non-resource routes. Audit and priority and
-   * fairness take their places between these as they are built.
+   * RequestContext), the timeout for non-long-running requests,
+   * authentication, impersonation, max-in-flight,
+   * authorization, then the resource handlers or the non-resource routes.
+   * Audit takes its place between these when it is built; panic recovery is
+   * handle()'s.
    */
   private buildHandler(): Handler {
     const authenticator = new UnionAuthenticator(this.options.authenticators ?? [new ClientCertAuthenticator()]);
     return chain(
-      [authentication(authenticator, { anonymous: this.options.anonymousAuth ?? true }), impersonation, authorization(this.authorizer)],
+      [
+        requestTimeout(this.config.requestTimeout),
+        authentication(authenticator, { anonymous: this.options.anonymousAuth ?? true }),
+        impersonation,
+        // Priority and fairness would take this place; without it kube-apiserver bounds requests in flight.
+        maxInFlight({ readOnly: this.config.maxRequestsInflight, mutating: this.config.maxMutatingRequestsInflight }),
+        authorization(this.authorizer),
+      ],
       (ctx) => {
         const info = ctx.info;
         if (!info.isResourceRequest) return this.routes.serve(ctx);
@@ -353,19 +377,26 @@ export class ApiServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.connections.track(req, res);
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'https://capstan.invalid');
     } catch {
+      res.shouldKeepAlive = false;
       res.writeHead(400).end();
       return;
     }
     const ctx = new RequestContext(req, res, parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams), url);
     ctx.logger = this.logger;
+    if (this.config.requestTimeout > 0) ctx.bodyDeadline = Date.now() + this.config.requestTimeout;
     try {
       await this.handler(ctx);
     } catch (err) {
-      writeError(ctx, err);
+      try {
+        writeError(ctx, err);
+      } catch (failed) {
+        writePanic(ctx, failed);
+      }
     }
     if (this.logger.v(3)) this.logger.info(requestLogLine(ctx));
   }
@@ -390,6 +421,7 @@ export class ApiServer {
       });
     }
     if (!this.options.store) await this.store?.close();
+    this.uninstallLastResort?.();
   }
 
   get uptimeMs(): number {
@@ -403,6 +435,11 @@ function requestLogLine(ctx: RequestContext): string {
   const ua = ctx.header('user-agent') ?? '';
   return `"HTTP" verb="${ctx.method}" URI="${ctx.req.url ?? ''}" latency="${latency.toFixed(3)}ms" userAgent="${ua}" audit-ID="${ctx.auditId}" srcIP="${ctx.req.socket.remoteAddress ?? ''}:${ctx.req.socket.remotePort ?? ''}" resp=${ctx.res.statusCode}`;
 }
+
+/** Node's own request timeout, the backstop for bodies nobody reads: this long after readBody's deadline. */
+const BODY_TIMEOUT_BACKSTOP_MS = 5000;
+/** Time to send a request's headers (Node's default; never more than the request timeout, as Node requires). */
+const HEADERS_TIMEOUT_MS = 60_000;
 
 /** kube-system Lease whose holder runs the leader-only work. */
 export const LEADER_LEASE_NAME = 'capstan-leader';

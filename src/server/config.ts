@@ -45,6 +45,12 @@ export interface ServerConfig {
   leaderElectLeaseDuration: number;
   leaderElectRenewDeadline: number;
   leaderElectRetryPeriod: number;
+  /** Milliseconds (--request-timeout): the longest a request's body may take to arrive; 0: no bound. */
+  requestTimeout: number;
+  /** --max-requests-inflight: get/list requests served at once (watches not counted); 0: no limit. */
+  maxRequestsInflight: number;
+  /** --max-mutating-requests-inflight: other requests served at once; 0: no limit. */
+  maxMutatingRequestsInflight: number;
   verbosity: number;
   /** --feature-gates, over the defaults. */
   featureGates: FeatureGates;

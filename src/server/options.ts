@@ -33,6 +33,9 @@ export const FLAG_SPECS: FlagSpec[] = [
   { name: 'leader-elect-lease-duration', type: 'duration', default: '15s', help: 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot.' },
   { name: 'leader-elect-renew-deadline', type: 'duration', default: '10s', help: 'The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration.' },
   { name: 'leader-elect-retry-period', type: 'duration', default: '2s', help: 'The duration the clients should wait between attempting acquisition and renewal of a leadership.' },
+  { name: 'request-timeout', type: 'duration', default: '1m0s', help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.' },
+  { name: 'max-requests-inflight', type: 'int', default: '400', help: 'This and --max-mutating-requests-inflight are summed to determine the server\'s total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of non-mutating requests in flight, or a zero value disables the limit completely.' },
+  { name: 'max-mutating-requests-inflight', type: 'int', default: '200', help: 'This and --max-requests-inflight are summed to determine the server\'s total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of mutating requests in flight, or a zero value disables the limit completely.' },
   { name: 'v', type: 'int', default: '0', help: 'Number for the log level verbosity.' },
   { name: 'help', type: 'bool', default: 'false', help: 'Help for serve.' },
   { name: 'feature-gates', type: 'stringArray', default: '', help: featureGatesHelp() },
@@ -76,6 +79,13 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
   // client-go jitters the retry period by up to 1.2x.
   if (renew <= retry * 1.2) throw new FlagError('renewDeadline must be greater than retryPeriod*JitterFactor');
   if (retry < 1) throw new FlagError('retryPeriod must be greater than zero');
+  const maxRequestsInflight = p.values.get('max-requests-inflight') as number;
+  const maxMutatingRequestsInflight = p.values.get('max-mutating-requests-inflight') as number;
+  const requestTimeout = p.values.get('request-timeout') as number;
+  // ServerRunOptions.Validate's texts.
+  if (maxRequestsInflight < 0) throw new FlagError('--max-requests-inflight can not be negative value');
+  if (maxMutatingRequestsInflight < 0) throw new FlagError('--max-mutating-requests-inflight can not be negative value');
+  if (requestTimeout < 0) throw new FlagError('--request-timeout can not be negative value');
   const dataDir = resolve(cwd, str(p, 'data-dir'));
   const config: ServerConfig = {
     securePort: port,
@@ -99,6 +109,9 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     leaderElectLeaseDuration: lease,
     leaderElectRenewDeadline: renew,
     leaderElectRetryPeriod: retry,
+    requestTimeout,
+    maxRequestsInflight,
+    maxMutatingRequestsInflight,
     verbosity: p.values.get('v') as number,
     featureGates: featureGatesFromFlag(p.values.get('feature-gates') as string[]),
   };

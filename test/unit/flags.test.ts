@@ -159,9 +159,21 @@ describe('serve configuration', () => {
       leaderElectLeaseDuration: 15_000,
       leaderElectRenewDeadline: 10_000,
       leaderElectRetryPeriod: 2000,
+      requestTimeout: 60_000,
+      maxRequestsInflight: 400,
+      maxMutatingRequestsInflight: 200,
       verbosity: 0,
       featureGates: FeatureGates.defaults(),
     });
+  });
+
+  it('--request-timeout, --max-requests-inflight, --max-mutating-requests-inflight: kube defaults and validation', () => {
+    const { config } = configFromFlags(['--request-timeout=30s', '--max-requests-inflight=0', '--max-mutating-requests-inflight', '7'], cwd);
+    assert.equal(config.requestTimeout, 30_000);
+    assert.equal(config.maxRequestsInflight, 0);
+    assert.equal(config.maxMutatingRequestsInflight, 7);
+    assert.throws(() => configFromFlags(['--max-requests-inflight=-1'], cwd), /--max-requests-inflight can not be negative value/);
+    assert.throws(() => configFromFlags(['--max-mutating-requests-inflight=-1'], cwd), /--max-mutating-requests-inflight can not be negative value/);
   });
 
   it('--feature-gates: kube syntax, later values win, AllowUnsafeMalformedObjectDeletion off by default (alpha in 1.36)', () => {

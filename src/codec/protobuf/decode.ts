@@ -16,6 +16,7 @@ import { assemblerOf, fieldMessage, type Field, type Message } from './descripto
 import { ProtobufDecodeError } from './errors.js';
 import { formatGoDuration, formatRfc3339, GO_ZERO_TIME_SECONDS } from './wellknown.js';
 import { Reader, utf8, WIRE_BYTES, WIRE_VARINT } from './wire.js';
+import { jsonNestingExceeds, MAX_NESTING_DEPTH } from '../nesting.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -230,9 +231,14 @@ function embedded(bytes: Buffer, what: string): unknown {
     if (nestedEnvelopeDecoder === undefined) throw new Error('protobuf: nested envelope decoder not registered');
     return nestedEnvelopeDecoder(bytes);
   }
+  const text = bytes.toString('utf8');
+  let value: unknown;
   try {
-    return JSON.parse(bytes.toString('utf8'));
+    value = JSON.parse(text);
   } catch (err) {
     throw new ProtobufDecodeError(`${what === 'fieldsv1' ? 'FieldsV1' : 'RawExtension'} does not hold JSON: ${(err as Error).message}`);
   }
+  // The same bound as JSON bodies: every walk after decoding relies on it.
+  if (jsonNestingExceeds(text, MAX_NESTING_DEPTH)) throw new ProtobufDecodeError(`${what === 'fieldsv1' ? 'FieldsV1' : 'RawExtension'} does not hold JSON: exceeded max depth`);
+  return value;
 }

@@ -16,7 +16,8 @@
  * Merge keys (`<<`) and aliases are not expanded (see the module's gaps).
  */
 
-import { CORE_SCHEMA, EVENT_ID, FAILSAFE_SCHEMA, constructFromEvents, parseEvents } from 'js-yaml';
+import { EVENT_ID, FAILSAFE_SCHEMA, constructFromEvents, type parseEvents } from 'js-yaml';
+import { constructYaml, parseYamlEvents } from '../../codec/yaml-decode.js';
 import { formatFloatG } from '../../machinery/go-compat.js';
 import { strconvQuote } from '../../machinery/go-compat.js';
 
@@ -158,7 +159,7 @@ function lineAt(source: string, offset: number): number {
  * in yaml.v2's order. Throws js-yaml's exception when the text is not YAML.
  */
 export function yamlDuplicateKeys(source: string): string[] {
-  return duplicateKeysOf(source, parseEvents(source, {}));
+  return duplicateKeysOf(source, parseYamlEvents(source));
 }
 
 /**
@@ -169,8 +170,8 @@ export function yamlDuplicateKeys(source: string): string[] {
  * Throws js-yaml's exception when the text is not YAML.
  */
 export function decodeYamlWithDuplicates(source: string): { documents: unknown[]; duplicateKeys: string[] } {
-  const events = parseEvents(source, {});
-  const documents = constructFromEvents(events, { source, schema: CORE_SCHEMA, json: true });
+  const events = parseYamlEvents(source);
+  const documents = constructYaml(source, events);
   return { documents, duplicateKeys: duplicateKeysOf(source, events) };
 }
 

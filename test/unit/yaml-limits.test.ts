@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { load } from 'js-yaml';
+
+import { decode, DecodeError, encode, toYaml } from '../../src/codec/codec.js';
+import { YAML_TYPE } from '../../src/codec/media-type.js';
+
+/** Issue 10: YAML in and out whatever a client sends or a store holds. */
+
+const decodeYaml = (text: string): unknown => decode(Buffer.from(text), YAML_TYPE);
+
+function decodeError(text: string): string {
+  try {
+    decodeYaml(text);
+  } catch (err) {
+    assert.ok(err instanceof DecodeError, String(err));
+    return err.message;
+  }
+  return 'no error';
+}
+
+/** levels of anchors, each a list of `fanout` aliases of the one before. */
+function laughs(levels: number, fanout: number): string {
+  let doc = `a0: &a0 [${Array(fanout).fill('lol').join(', ')}]\n`;
+  for (let i = 1; i < levels; i++) doc += `a${i}: &a${i} [${Array(fanout).fill(`*a${i - 1}`).join(', ')}]\n`;
+  return doc;
+}
+
+describe('YAML encoding (issue 10)', () => {
+  it('writes strings of several MB, as values and as keys, without overflowing the stack', () => {
+    const long = 'n'.repeat(3_000_000);
+    const spaced = 'word '.repeat(600_000);
+    const key = 'k'.repeat(20_000);
+    const value = { metadata: { name: long, annotations: { [key]: spaced, a: 'short' } }, z: 1 };
+    const text = toYaml(value);
+    assert.deepEqual(load(text), value);
+    // Keys keep their sorted place though written as placeholders first.
+    assert.ok(text.indexOf('  a: short') < text.indexOf(`"${key}"`));
+  });
+
+  it('escapes what YAML may not hold raw in a long string', () => {
+    const awkward = `${'x'.repeat(20_000)}"quote" back\\slash\nline\ttab \u0085 \u2028 \ufeff \u007f end`;
+    assert.deepEqual(load(toYaml({ s: awkward })), { s: awkward });
+  });
+
+  it('leaves short strings to js-yaml as before', () => {
+    assert.equal(toYaml({ b: 'x', a: ['y: z'] }), "a:\n  - 'y: z'\nb: x\n");
+  });
+
+  it('encodes an error Status in YAML through the same path', () => {
+    const status = { kind: 'Status', message: `the API version in the data (${'a'.repeat(2_500_000)}) does not match` };
+    assert.deepEqual(load(encode(status, YAML_TYPE).toString('utf8')), status);
+  });
+});
+
+describe('YAML decoding limits, as go-yaml v2 (issue 10)', () => {
+  it('accepts aliases that stay within go-yaml\'s ratio and refuses those beyond it', () => {
+    assert.notEqual(decodeError(laughs(3, 10)), 'error converting YAML to JSON: yaml: document contains excessive aliasing');
+    assert.equal(decodeError(laughs(3, 10)), 'no error');
+    assert.equal(decodeError(laughs(4, 10)), 'error converting YAML to JSON: yaml: document contains excessive aliasing');
+    assert.equal(decodeError(laughs(9, 9)), 'error converting YAML to JSON: yaml: document contains excessive aliasing');
+  });
+
+  it('refuses an anchor used inside itself, and an unknown anchor', () => {
+    assert.equal(decodeError('metadata: &m {name: t, self: *m}\n'), "error converting YAML to JSON: yaml: anchor 'm' value contains itself");
+    assert.equal(decodeError('a: [&l [1, *l]]\n'), "error converting YAML to JSON: yaml: anchor 'l' value contains itself");
+    assert.equal(decodeError('a: *nope\n'), "error converting YAML to JSON: yaml: unknown anchor 'nope' referenced");
+  });
+
+  it('refuses NaN and infinities, which JSON cannot hold', () => {
+    assert.equal(decodeError('a: !!float .nan\n'), 'error converting YAML to JSON: json: unsupported value: NaN');
+    assert.equal(decodeError('a: .inf\n'), 'error converting YAML to JSON: json: unsupported value: +Inf');
+    assert.equal(decodeError('a: [-.Inf]\n'), 'error converting YAML to JSON: json: unsupported value: -Inf');
+  });
+
+  it('bounds nesting at decode, for YAML and JSON alike', () => {
+    assert.deepEqual(decodeYaml(`a: ${'['.repeat(999)}${']'.repeat(999)}\n`) !== undefined, true);
+    assert.equal(decodeError(`a: ${'['.repeat(1000)}${']'.repeat(1000)}\n`), 'error converting YAML to JSON: yaml: exceeded max depth of 1000');
+    const json = (depth: number): Buffer => Buffer.from(`${'['.repeat(depth)}${']'.repeat(depth)}`);
+    assert.ok(Array.isArray(decode(json(1000), 'application/json')));
+    assert.throws(() => decode(json(1001), 'application/json'), { message: "couldn't get version/kind; json parse error: invalid character '[' exceeded max depth" });
+    // Brackets inside strings are text, not nesting.
+    assert.deepEqual(decode(Buffer.from(JSON.stringify({ s: '['.repeat(5000) })), 'application/json'), { s: '['.repeat(5000) });
+  });
+
+  it("words JSON syntax errors as Go's decoder does", () => {
+    assert.throws(() => decode(Buffer.from('{"a":}'), 'application/json'), { message: "couldn't get version/kind; json parse error: invalid character '}' looking for beginning of value" });
+  });
+});
