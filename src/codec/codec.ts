@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { dump } from 'js-yaml';
 import { JsonSyntaxError, parseJsonAst } from '../machinery/json-decode.js';
-import { jsonNestingExceeds, MAX_NESTING_DEPTH } from './nesting.js';
+import { jsonNestingExceeds, MAX_NESTING_DEPTH } from '../machinery/nesting.js';
 import { constructYaml, parseYamlEvents } from './yaml-decode.js';
 import { isRecord as isPlainObject } from '../machinery/json.js';
 import { JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from './media-type.js';

@@ -1,5 +1,5 @@
 import { CORE_SCHEMA, EVENT_ID, constructFromEvents, parseEvents } from 'js-yaml';
-import { MAX_NESTING_DEPTH } from './nesting.js';
+import { MAX_NESTING_DEPTH } from '../machinery/nesting.js';
 
 /**
  * YAML request bodies with the limits sigs.k8s.io/yaml's decoder (its

@@ -10,14 +10,15 @@ import { applyJsonPatch } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge-patch.js';
 import { patchSchemaFor } from '../patch/schema.js';
-import { toApiError } from '../patch/errors.js';
+import { MergePatchError, PatchDecodeError, toApiError } from '../patch/errors.js';
+import { jsonNestingExceeds, MAX_NESTING_DEPTH, valueNestingExceeds } from '../machinery/nesting.js';
 import { createOptions, parseWriteOptions } from './create.js';
 import { renderObject } from './get.js';
 import { applyConfiguration, recordUpdate, updateManager } from './field-manager.js';
 import { checkApplyPatch, checkPatchedObject, patchBodyStrictErrors, patchInvalid, type PatchKind } from '../validation/fields/index.js';
 import { OutOfRangeNumbers } from '../patch/out-of-range-numbers.js';
 import { goJsonEncode } from '../machinery/go-compat.js';
-import { JsonTypeError } from '../machinery/json-decode.js';
+import { JsonSyntaxError, JsonTypeError, parseJsonAst } from '../machinery/json-decode.js';
 import type { JsonValue } from '../machinery/json-value.js';
 import type { FieldValidation } from './options.js';
 import type { ResourceScope } from './scope.js';
@@ -54,8 +55,27 @@ function patcherFor(definitions: Readonly<Record<string, JsonObject>>, definitio
       throw toApiError(err);
     }
     if (!isPlainObject(patched)) throw badRequest('the patched document is not an object');
+    // Every later walk (field validation, encoding, storage) relies on the body limit.
+    if (valueNestingExceeds(patched, MAX_NESTING_DEPTH)) throw patchInvalid('', `exceeded max depth of ${MAX_NESTING_DEPTH}`);
     return patched as KubeObject;
   };
+}
+
+/**
+ * A patch body nested deeper than request bodies may be is refused as each
+ * patch type refuses JSON it cannot decode (Go's decoders stop at 10,000
+ * levels; this server's bodies at MAX_NESTING_DEPTH, see machinery/nesting.ts).
+ */
+function checkPatchNesting(type: string, body: Buffer): void {
+  const text = body.toString('utf8');
+  if (!jsonNestingExceeds(text, MAX_NESTING_DEPTH)) return;
+  let message = 'exceeded max depth';
+  try {
+    parseJsonAst(text, MAX_NESTING_DEPTH);
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) message = err.message;
+  }
+  throw toApiError(type === MERGE_PATCH ? new MergePatchError('Invalid JSON Patch') : new PatchDecodeError(message));
 }
 
 function patchKindOf(type: string): PatchKind {
@@ -82,6 +102,7 @@ export async function readPatch(scope: ResourceScope, definition: string, level:
     throw unsupportedMediaType(ctx.header('content-type') ?? '', accepted.filter((t) => t !== APPLY_PATCH));
   }
   const body = await readBody(ctx);
+  checkPatchNesting(type, body);
   const kind = patchKindOf(type);
   const bodyErrors = patchBodyStrictErrors(kind, body, level);
   const definitions = scope.descriptor.schema.definitions;

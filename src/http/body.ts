@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import { decode, DecodeError } from '../codec/codec.js';
 import { ADVERTISED_TYPES, JSON_TYPE, parseMediaType, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from '../codec/media-type.js';
 import type { TypeInfo } from '../codec/protobuf/index.js';
@@ -75,6 +76,27 @@ export async function readBody(ctx: RequestContext, limit = MAX_REQUEST_BODY_BYT
 export function abandonBody(ctx: RequestContext): void {
   ctx.res.shouldKeepAlive = false;
   ctx.req.resume();
+  lingerOnClose(ctx.req.socket);
+}
+
+/** How long a closing connection still takes (and drops) what the client sends: Go's rstAvoidanceDelay. */
+const CLOSE_LINGER_MS = 500;
+
+/**
+ * Node's server destroys a non-keep-alive connection as soon as its answer is
+ * flushed; a client still sending the abandoned body then gets a reset, and
+ * the kernel may discard the answer it had not read yet (the client sees
+ * EPIPE or ECONNRESET instead of the 413). Go's server half-closes and waits
+ * before closing (closeWriteAndWait): the same here, while the request
+ * parser keeps consuming and dropping the rest of the body.
+ */
+function lingerOnClose(socket: Socket | null): void {
+  if (!socket) return;
+  const closing = socket as Socket & { destroySoon?: () => void };
+  closing.destroySoon = () => {
+    if (socket.writable) socket.end();
+    setTimeout(() => socket.destroy(), CLOSE_LINGER_MS).unref();
+  };
 }
 
 /** The request's Content-Type without parameters, lower-cased ('' when absent). */

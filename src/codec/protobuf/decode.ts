@@ -16,7 +16,7 @@ import { assemblerOf, fieldMessage, type Field, type Message } from './descripto
 import { ProtobufDecodeError } from './errors.js';
 import { formatGoDuration, formatRfc3339, GO_ZERO_TIME_SECONDS } from './wellknown.js';
 import { Reader, utf8, WIRE_BYTES, WIRE_VARINT } from './wire.js';
-import { jsonNestingExceeds, MAX_NESTING_DEPTH } from '../nesting.js';
+import { jsonNestingExceeds, MAX_NESTING_DEPTH } from '../../machinery/nesting.js';
 
 export type JsonObject = Record<string, unknown>;
 

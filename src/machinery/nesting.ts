@@ -1,5 +1,6 @@
 /**
- * How deep request bodies may nest (objects and arrays, YAML or JSON).
+ * How deep request bodies, and the documents patches make of them, may nest
+ * (objects and arrays, YAML or JSON).
  * go-yaml and Go's encoding/json stop at 10000, but here every walk of a
  * decoded value (js-yaml's parser and dumper, JSON.stringify, field
  * validation, cloning) is recursive, and js-yaml's parser alone overflows
@@ -26,6 +27,24 @@ export function jsonNestingExceeds(text: string, limit: number): boolean {
     else if (c === 0x7b || c === 0x5b) {
       if (++depth > limit) return true;
     } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+/**
+ * Whether a decoded value nests objects and arrays deeper than `limit`,
+ * without recursion: a patch can build a document deeper than its body
+ * (a JSON patch `copy` of a deep value into a deep path).
+ */
+export function valueNestingExceeds(value: unknown, limit: number): boolean {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: v, depth } = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v as Record<string, unknown>)) {
+      if (child !== null && typeof child === 'object') stack.push({ value: child, depth: depth + 1 });
+    }
   }
   return false;
 }
