@@ -23,6 +23,6 @@ try {
   });
   process.stdout.write(formatSummary(summary) + '\n');
 } catch (err) {
-  process.stdout.write(`fuzz failed (seed ${seed}):\n${(err as Error).message}\n`);
+  process.stdout.write(`fuzz failed (seed ${seed}):\n${(err as Error).message}\n${process.env.FUZZ_STACK === "1" ? String((err as Error).stack) : ""}\n`);
   process.exitCode = 1;
 }

@@ -56,7 +56,10 @@ function send(client: Client, req: FuzzRequest): Promise<Answer> {
   if (req.body !== undefined && !req.chunked) headers['Content-Length'] = String(Buffer.byteLength(req.body));
   return new Promise((resolve, reject) => {
     const r = request(
-      { method: req.method, hostname: u.hostname, port: u.port, path: req.path, headers, agent: client.agent, ...client.tls },
+      // A body without Content-Length goes unframed where Node's client does not chunk (DELETE, GET):
+      // its bytes then read as the next request on that connection, which the server answers and
+      // closes, as Go's does. Such a request gets a connection of its own so the pool never reuses it.
+      { method: req.method, hostname: u.hostname, port: u.port, path: req.path, headers, agent: req.chunked ? false : client.agent, ...client.tls },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -272,7 +275,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzSummary> {
       try {
         a = await send(client, req);
       } catch (err) {
-        throw new FuzzFailure(`no answer: ${(err as Error).message}`);
+        throw new FuzzFailure(`no answer: ${(err as Error).message}\n  request: ${req.method} ${req.path}${req.chunked ? ' (chunked)' : ''}\n  headers: ${JSON.stringify(req.headers)}\n  body (${req.body === undefined ? 0 : Buffer.byteLength(req.body)} bytes): ${req.body?.slice(0, 200) ?? ''}`);
       }
       summary.cases++;
       if (process.env.FUZZ_TRACE === '1') process.stdout.write(`${a.status} ${req.method} ${req.path} ${req.body?.slice(0, 200) ?? ''}\n`);
