@@ -16,27 +16,13 @@ import type { KubeObject } from '../src/machinery/object.js';
 import { patchSchemaFor } from '../src/patch/schema.js';
 import { applyStrategicMergePatch } from '../src/patch/strategic-merge-patch.js';
 import { checkFields } from '../src/validation/fields/index.js';
+import { deployment as bigDeployment } from './writes.js';
 
 const DEFINITION = 'io.k8s.api.apps.v1.Deployment';
 const ENDPOINT = { group: 'apps', version: 'v1', kind: 'Deployment' };
 
 function deployment(image: string): KubeObject {
-  const containers = Array.from({ length: 100 }, (_, i) => ({
-    name: `c${i}`,
-    image: i === 0 ? image : `registry.example.com/team/app-${i}:1.0.${i}`,
-    ports: [{ containerPort: 8000 + i, name: `p${i}`, protocol: 'TCP' }],
-    env: [
-      { name: 'MODE', value: 'production' },
-      { name: 'INDEX', value: String(i) },
-    ],
-    resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '100m', memory: '64Mi' } },
-  }));
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: 'web', namespace: 'bench', labels: { app: 'web' } },
-    spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers } } },
-  } as unknown as KubeObject;
+  return bigDeployment('web', image) as unknown as KubeObject;
 }
 
 type Source = object;
