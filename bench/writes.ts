@@ -14,7 +14,8 @@ import type { PhaseResult } from './loop.js';
 
 const NAMESPACE = 'writes';
 
-function deployment(name: string, image: string): Record<string, unknown> {
+/** A Deployment with 100 containers (also the object of schema-write-path.ts). */
+export function deployment(name: string, image: string): Record<string, unknown> {
   const containers = Array.from({ length: 100 }, (_, i) => ({
     name: `c${i}`,
     image: i === 0 ? image : `registry.example.com/team/app-${i}:1.0.${i}`,

@@ -20,9 +20,9 @@
  * Custom resources without a schema use deducedSchema().
  */
 import { loadDefinitions } from '../api/definitions.js';
+import { type DefinitionsSource, SchemaModel, type SchemaNode, type ViewKey, schemaModelOf } from '../api/schema-model.js';
 import { zeroObject } from './zero.js';
 import type { JsonObject, JsonValue } from './value.js';
-import { isJsonObject } from './value.js';
 
 export type ScalarKind = 'numeric' | 'string' | 'boolean' | 'untyped';
 
@@ -145,8 +145,6 @@ export function deducedSchema(): ApplySchema {
   return { root: deduced, goTyped: false };
 }
 
-type Node = JsonObject;
-
 const RAW_EXTENSION = 'io.k8s.apimachinery.pkg.runtime.RawExtension';
 const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 
@@ -161,41 +159,24 @@ const KEY_FIELD_DEFAULTS: Readonly<Record<string, Readonly<Record<string, JsonVa
   'io.k8s.api.core.v1.ServicePort': { protocol: 'TCP' },
 };
 
-function refName(node: Node): string | undefined {
-  let ref = node.$ref;
-  if (ref === undefined && Array.isArray(node.allOf) && node.allOf.length === 1 && isJsonObject(node.allOf[0])) ref = node.allOf[0].$ref;
-  if (typeof ref !== 'string') return undefined;
-  for (const prefix of ['#/definitions/', '#/components/schemas/']) if (ref.startsWith(prefix)) return ref.slice(prefix.length);
-  return ref.slice(ref.lastIndexOf('/') + 1);
-}
-
-function typeOf(node: Node): string {
-  const t = node.type;
-  if (Array.isArray(t)) return typeof t[0] === 'string' ? t[0] : '';
-  return typeof t === 'string' ? t : '';
-}
-
-function mapRelationship(node: Node): MapAtom['relationship'] | undefined {
-  const v = node['x-kubernetes-map-type'];
+function mapRelationship(node: SchemaNode): MapAtom['relationship'] | undefined {
+  const v = node.mapType;
   if (v === 'atomic') return 'atomic';
   if (v === 'granular') return 'separable';
   return undefined;
 }
 
-function listRelationship(node: Node): { relationship: ListAtom['relationship']; keys: string[] } {
-  const lt = node['x-kubernetes-list-type'];
+function listRelationship(node: SchemaNode): { relationship: ListAtom['relationship']; keys: readonly string[] } {
+  const lt = node.listType;
   if (lt !== undefined) {
     if (lt === 'set') return { relationship: 'associative', keys: [] };
-    if (lt === 'map') {
-      const keys = node['x-kubernetes-list-map-keys'];
-      return { relationship: 'associative', keys: Array.isArray(keys) ? keys.filter((k): k is string => typeof k === 'string') : [] };
-    }
+    if (lt === 'map') return { relationship: 'associative', keys: node.listMapKeys };
     return { relationship: 'atomic', keys: [] };
   }
-  const ps = node['x-kubernetes-patch-strategy'];
+  const ps = node.patchStrategy;
   if (ps === 'merge' || ps === 'merge,retainKeys') {
-    const key = node['x-kubernetes-patch-merge-key'];
-    return { relationship: 'associative', keys: typeof key === 'string' ? [key] : [] };
+    const key = node.patchMergeKey;
+    return { relationship: 'associative', keys: key !== undefined ? [key] : [] };
   }
   return { relationship: 'atomic', keys: [] };
 }
@@ -214,18 +195,25 @@ function primitive(type: string, format: string): ScalarKind {
   }
 }
 
-/** Converts OpenAPI schema nodes to atoms; definitions are resolved by name and cached. */
+/**
+ * Converts schema model nodes to atoms; definitions are resolved by name and
+ * cached here, and the builder itself is the model's apply view (one per
+ * model, so one per descriptor).
+ */
 export class SchemaBuilder {
   private readonly named = new Map<string, TypeRef>();
+  readonly model: SchemaModel;
 
-  constructor(private readonly definitions: Readonly<Record<string, Node>>) {}
+  constructor(source: SchemaModel | DefinitionsSource) {
+    this.model = schemaModelOf(source);
+  }
 
   /** The type of a named definition (e.g. io.k8s.api.apps.v1.Deployment). */
   named_(name: string): TypeRef {
     let ref = this.named.get(name);
     if (ref === undefined) {
       ref = new LazyRef(name, () => {
-        const node = Object.prototype.hasOwnProperty.call(this.definitions, name) ? this.definitions[name] : undefined;
+        const node = this.model.definition(name);
         if (node === undefined) return undefined;
         if (name === QUANTITY) return { scalar: 'untyped' };
         return this.convert(node, name, false);
@@ -236,9 +224,9 @@ export class SchemaBuilder {
   }
 
   /** makeRef: a property/items/additionalProperties node. */
-  ref(node: JsonValue | undefined, context: string, preserveUnknown: boolean): TypeRef {
-    if (!isJsonObject(node)) return untypedAtomic;
-    const name = refName(node);
+  ref(node: SchemaNode | undefined, context: string, preserveUnknown: boolean): TypeRef {
+    if (node === undefined) return untypedAtomic;
+    const name = node.ref;
     if (name !== undefined) {
       if (name === RAW_EXTENSION) return untypedAtomic;
       const target = this.named_(name);
@@ -251,66 +239,65 @@ export class SchemaBuilder {
   }
 
   /** VisitSpec: one schema node to an atom. */
-  convert(node: Node, context: string, inheritedPreserve: boolean): Atom {
-    const preserve = inheritedPreserve || node['x-kubernetes-preserve-unknown-fields'] === true;
-    if (node['x-kubernetes-int-or-string'] === true) return { scalar: 'untyped' };
-    const type = typeOf(node);
-    const props = isJsonObject(node.properties) ? node.properties : undefined;
-    const hasProps = props !== undefined && Object.keys(props).length > 0;
+  convert(node: SchemaNode, context: string, inheritedPreserve: boolean): Atom {
+    const preserve = inheritedPreserve || node.preserveUnknownFields;
+    if (node.intOrString) return { scalar: 'untyped' };
+    const type = node.type ?? '';
     switch (type) {
       case '':
         // Older specs omit the type of objects: with properties it is a struct, else anything goes.
-        return hasProps ? this.object(node, context, preserve, props) : deducedAtom;
+        return node.hasProperties ? this.object(node, context, preserve) : deducedAtom;
       case 'object':
-        return this.object(node, context, preserve, props);
+        return this.object(node, context, preserve);
       case 'array':
         return this.array(node, context, preserve);
       case 'integer':
       case 'number':
       case 'boolean':
       case 'string':
-        return { scalar: primitive(type, typeof node.format === 'string' ? node.format : '') };
+        return { scalar: primitive(type, node.format) };
       default:
         return { scalar: 'untyped' };
     }
   }
 
-  private object(node: Node, context: string, preserve: boolean, props: JsonObject | undefined): Atom {
+  private object(node: SchemaNode, context: string, preserve: boolean): Atom {
     const keyDefaults = KEY_FIELD_DEFAULTS[context];
     const fields = new Map<string, StructField>();
-    for (const [name, member] of Object.entries(props ?? {})) {
-      const def = isJsonObject(member) && 'default' in member ? member.default : keyDefaults?.[name];
+    for (const [name, member] of node.properties) {
+      const def = member.hasDefault ? member.default : keyDefaults?.[name];
       fields.set(name, def === undefined ? { name, type: this.ref(member, context, preserve) } : { name, type: this.ref(member, context, preserve), default: def });
     }
     const ap = node.additionalProperties;
     let elementType: TypeRef | undefined;
     if (ap === undefined) elementType = preserve || fields.size === 0 ? deduced : undefined;
-    else if (isJsonObject(ap)) elementType = this.ref(ap, context, preserve);
+    else if (typeof ap === 'object') elementType = this.ref(ap, context, preserve);
     else if (ap === true) elementType = deduced;
     else elementType = preserve ? deduced : undefined;
     return { map: { fields, elementType, relationship: mapRelationship(node) ?? 'granular' } };
   }
 
-  private array(node: Node, context: string, preserve: boolean): Atom {
-    const items = Array.isArray(node.items) ? node.items[0] : node.items;
+  private array(node: SchemaNode, context: string, preserve: boolean): Atom {
     const { relationship, keys } = listRelationship(node);
-    return { list: { elementType: this.ref(items, context, preserve), relationship, keys } };
+    return { list: { elementType: this.ref(node.items, context, preserve), relationship, keys } };
   }
 }
 
-let builtins: SchemaBuilder | undefined;
+const APPLY_VIEW: ViewKey<SchemaBuilder> = { name: 'server-side apply', build: (model) => new SchemaBuilder(model) };
 
-/** The builder over the built-in definitions (shared: types are immutable once built). */
-export function builtinSchemas(): SchemaBuilder {
-  builtins ??= new SchemaBuilder(loadDefinitions().definitions as Record<string, Node>);
-  return builtins;
+/** The apply view of a model: its types, built once per model. */
+export function applyTypes(model: SchemaModel): SchemaBuilder {
+  return model.view(APPLY_VIEW);
 }
 
-/** The apply schema of a built-in kind by definition name, e.g. io.k8s.api.apps.v1.Deployment. */
-export function schemaForDefinition(definitionName: string): ApplySchema {
-  const b = builtinSchemas();
+/**
+ * The apply schema of a built-in kind by definition name, e.g. io.k8s.api.apps.v1.Deployment,
+ * read from `model` (the descriptor's; a new model over the built-in definitions when absent).
+ */
+export function schemaForDefinition(definitionName: string, model: SchemaModel = new SchemaModel(loadDefinitions())): ApplySchema {
+  const b = applyTypes(model);
   if (b.named_(definitionName).atom() === undefined) throw new Error(`no OpenAPI definition named ${definitionName}`);
-  return { root: b.named_(definitionName), goTyped: true, zero: () => zeroObject(loadDefinitions().definitions as Record<string, Node>, definitionName) };
+  return { root: b.named_(definitionName), goTyped: true, zero: () => zeroObject(model, definitionName) };
 }
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
@@ -320,15 +307,19 @@ const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
  * (the CRD's validation schema). apiVersion, kind and metadata are typed as
  * kube's CRD OpenAPI builder types them (strings and ObjectMeta), whatever
  * the CRD declares for them. Without a schema the resource is deduced.
+ * `model` (the descriptor's) supplies ObjectMeta.
  */
-export function schemaForCustomResource(openAPIV3Schema: JsonObject | undefined, opts: { preserveUnknownFields?: boolean } = {}): ApplySchema {
+export function schemaForCustomResource(
+  openAPIV3Schema: JsonObject | undefined,
+  opts: { preserveUnknownFields?: boolean } = {},
+  model: SchemaModel = new SchemaModel(loadDefinitions()),
+): ApplySchema {
   if (openAPIV3Schema === undefined) return deducedSchema();
   const preserve = opts.preserveUnknownFields === true;
-  const own = new SchemaBuilder({});
-  const b = builtinSchemas();
-  const rootNode: JsonObject = { ...openAPIV3Schema, type: 'object' };
+  const b = applyTypes(model);
+  const rootNode = model.node({ ...openAPIV3Schema, type: 'object' });
   const root = new LazyRef('custom resource', () => {
-    const atom = own.convert(rootNode, 'custom resource', preserve);
+    const atom = b.convert(rootNode, 'custom resource', preserve);
     const map = atom.map;
     if (map === undefined) return atom;
     const fields = new Map(map.fields);

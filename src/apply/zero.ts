@@ -10,6 +10,7 @@
  * omitempty, so the well-known ones are listed here; other kinds fall back to
  * metadata.creationTimestamp: null plus spec/status structs.
  */
+import type { SchemaModel } from '../api/schema-model.js';
 import type { JsonObject } from './value.js';
 
 /** Per definition: fields whose zero value is rendered (non-pointer structs as {}, nil slices/pointers without omitempty as null, strings as ""). */
@@ -36,41 +37,30 @@ const ZERO_FIELDS: Readonly<Record<string, Readonly<Record<string, 'struct' | 'n
 /** Root fields that are non-pointer structs in (nearly) every kind. */
 const ROOT_STRUCTS = ['metadata', 'spec', 'status'];
 
-type Definitions = Readonly<Record<string, JsonObject>>;
-
-function refOf(node: unknown): string | undefined {
-  if (typeof node !== 'object' || node === null) return undefined;
-  const n = node as JsonObject;
-  let ref = n.$ref;
-  if (ref === undefined && Array.isArray(n.allOf) && n.allOf.length === 1) ref = (n.allOf[0] as JsonObject).$ref;
-  return typeof ref === 'string' ? ref.slice(ref.lastIndexOf('/') + 1) : undefined;
-}
-
-function zeroStruct(defs: Definitions, name: string, depth: number): JsonObject {
+function zeroStruct(model: SchemaModel, name: string, depth: number): JsonObject {
   const out: JsonObject = {};
-  const def = defs[name];
-  const props = def && typeof def.properties === 'object' && def.properties !== null ? (def.properties as JsonObject) : {};
+  const props = model.definition(name)?.properties;
   const fields = ZERO_FIELDS[name] ?? {};
   for (const [field, kind] of Object.entries(fields)) {
-    if (!(field in props)) continue;
+    const prop = props?.get(field);
+    if (prop === undefined) continue;
     if (kind === 'null') out[field] = null;
     else if (kind === 'string') out[field] = '';
     else {
-      const ref = refOf(props[field]);
-      out[field] = ref && depth < 8 ? zeroStruct(defs, ref, depth + 1) : {};
+      const ref = prop.ref;
+      out[field] = ref && depth < 8 ? zeroStruct(model, ref, depth + 1) : {};
     }
   }
   return out;
 }
 
 /** The zero object of a built-in kind by definition name. */
-export function zeroObject(defs: Definitions, definitionName: string): JsonObject {
-  const def = defs[definitionName];
-  const props = def && typeof def.properties === 'object' && def.properties !== null ? (def.properties as JsonObject) : {};
-  const out = zeroStruct(defs, definitionName, 0);
+export function zeroObject(model: SchemaModel, definitionName: string): JsonObject {
+  const props = model.definition(definitionName)?.properties;
+  const out = zeroStruct(model, definitionName, 0);
   for (const field of ROOT_STRUCTS) {
-    const ref = refOf(props[field]);
-    if (ref !== undefined && !(field in out)) out[field] = zeroStruct(defs, ref, 1);
+    const ref = props?.get(field)?.ref;
+    if (ref !== undefined && !(field in out)) out[field] = zeroStruct(model, ref, 1);
   }
   return out;
 }

@@ -1,3 +1,4 @@
+import type { SchemaModel } from '../api/schema-model.js';
 import { isPlainObject, decode, DecodeError } from '../codec/codec.js';
 import { JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE } from '../codec/media-type.js';
 import type { DeleteOptions } from '../registry/resource-store.js';
@@ -32,11 +33,15 @@ const DELETE_OPTIONS_DEFINITION = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOp
 
 export async function readDeleteOptions(scope: ResourceScope, gates: FeatureGates): Promise<RequestDeleteOptions> {
   const body = await readBody(scope.ctx);
-  return parseDeleteOptions(body, contentTypeOf(scope.ctx), scope.ctx.query, gates);
+  return parseDeleteOptions(body, contentTypeOf(scope.ctx), scope.ctx.query, gates, scope.descriptor.schema.model);
 }
 
-/** The options in `body` (of media type `contentType`), or in `query` when the body is empty. */
-export function parseDeleteOptions(body: Buffer, contentType: string, query: URLSearchParams, gates: FeatureGates): RequestDeleteOptions {
+/**
+ * The options in `body` (of media type `contentType`), or in `query` when the
+ * body is empty. `model`: the descriptor's schema model, which holds the
+ * DeleteOptions definition with the built-in ones.
+ */
+export function parseDeleteOptions(body: Buffer, contentType: string, query: URLSearchParams, gates: FeatureGates, model?: SchemaModel): RequestDeleteOptions {
   const opts: RequestDeleteOptions = {};
   const errs: FieldError[] = [];
   if (body.length > 0) {
@@ -50,7 +55,7 @@ export function parseDeleteOptions(body: Buffer, contentType: string, query: URL
     }
     if (type !== PROTOBUF_TYPE) {
       // Go's decoder refuses a wrongly typed option (the delete must not go ahead without it).
-      const typeError = goDecodeError(type === JSON_TYPE ? body.toString('utf8') : goJsonEncode(raw as JsonValue), DELETE_OPTIONS_DEFINITION);
+      const typeError = goDecodeError(type === JSON_TYPE ? body.toString('utf8') : goJsonEncode(raw as JsonValue), DELETE_OPTIONS_DEFINITION, model);
       if (typeError !== undefined) throw badRequest(typeError);
     }
     if (raw !== null && !isPlainObject(raw)) throw badRequest('decoded object cannot be converted to DeleteOptions');

@@ -1,7 +1,6 @@
 import { decode, DecodeError, isPlainObject } from '../codec/codec.js';
 import { YAML_TYPE } from '../codec/media-type.js';
 import type { AdmissionChain } from '../admission/admission.js';
-import type { JsonObject } from '../machinery/json.js';
 import { cloneObject, metaOf, type KubeObject } from '../machinery/object.js';
 import { ApiError, badRequest, invalid, notFound, unsupportedMediaType } from '../machinery/errors.js';
 import { contentTypeOf, readBody } from '../http/body.js';
@@ -9,6 +8,7 @@ import { writeEncoded } from '../http/respond.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge-patch.js';
+import type { SchemaModel } from '../api/schema-model.js';
 import { patchSchemaFor } from '../patch/schema.js';
 import { MergePatchError, PatchDecodeError, toApiError } from '../patch/errors.js';
 import { jsonNestingExceeds, MAX_NESTING_DEPTH, valueNestingExceeds } from '../machinery/nesting.js';
@@ -37,12 +37,12 @@ const CUSTOM_PATCH_TYPES = [JSON_PATCH, MERGE_PATCH, APPLY_PATCH];
 /** Applies a request's patch to an object (a copy the caller owns); throws kube's patch errors as ApiErrors. */
 export type PatchFn = (current: KubeObject) => KubeObject;
 
-function patcherFor(definitions: Readonly<Record<string, JsonObject>>, definition: string, type: string, body: Buffer, numbers: OutOfRangeNumbers): PatchFn {
+function patcherFor(model: SchemaModel, definition: string, type: string, body: Buffer, numbers: OutOfRangeNumbers): PatchFn {
   // The patch functions decode the raw body themselves, with kube's error texts.
   const apply = (): ((cur: KubeObject) => unknown) => {
     if (type === JSON_PATCH) return (cur) => applyJsonPatch(cur, body, { numbers });
     if (type === MERGE_PATCH) return (cur) => applyMergePatch(cur, body, numbers);
-    const schema = patchSchemaFor(definitions, definition);
+    const schema = patchSchemaFor(model, definition);
     return (cur) => applyStrategicMergePatch(cur, body, schema);
   };
   const fn = apply();
@@ -105,9 +105,9 @@ export async function readPatch(scope: ResourceScope, definition: string, level:
   checkPatchNesting(type, body);
   const kind = patchKindOf(type);
   const bodyErrors = patchBodyStrictErrors(kind, body, level);
-  const definitions = scope.descriptor.schema.definitions;
+  const model = scope.descriptor.schema.model;
   const numbers = new OutOfRangeNumbers();
-  const apply = patcherFor(definitions, definition, type, body, numbers);
+  const apply = patcherFor(model, definition, type, body, numbers);
   return (cur) => {
     const patched = apply(cur);
     // The typed decode reads the literals kube's patch libraries keep (1e400), not our placeholders.
@@ -116,7 +116,7 @@ export async function readPatch(scope: ResourceScope, definition: string, level:
       kind,
       level,
       definition,
-      definitions,
+      definitions: model,
       patched,
       ...(patchedJson !== undefined ? { patchedJson } : {}),
       ...(kind === 'strategic' ? { patch: JSON.parse(body.toString('utf8')) as unknown } : {}),

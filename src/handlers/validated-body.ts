@@ -30,7 +30,7 @@ export async function readValidatedBody(scope: ResourceScope, level: FieldValida
     contentType: type === JSON_TYPE ? 'json' : 'yaml',
     decoded,
     definition: info.definition,
-    definitions: scope.descriptor.schema.definitions,
+    definitions: scope.descriptor.schema.model,
     level,
     endpoint: { group: info.group, version: info.version, kind: info.kind },
   });

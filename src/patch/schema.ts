@@ -1,7 +1,7 @@
 /**
- * The view of an API type that strategic merge patch needs, built lazily from
- * OpenAPI v2 (swagger) definitions: for each field, the child type plus its
- * x-kubernetes-patch-strategy / x-kubernetes-patch-merge-key.
+ * The view of an API type that strategic merge patch needs, read from the
+ * shared schema model (api/schema-model.ts): for each field, the child type
+ * plus its x-kubernetes-patch-strategy / x-kubernetes-patch-merge-key.
  *
  * kube-apiserver drives SMP from Go struct tags; the OpenAPI extensions are
  * generated from those same tags, so they carry identical information. Where
@@ -11,10 +11,13 @@
  * merge patch with SMP directives, instead of failing as a Go struct lookup
  * would.
  *
- * Nothing is built up front: definitions are resolved on first use and cached
- * per definitions object, so one registry serves every request.
+ * Nothing is built up front: types are resolved on first use and kept in the
+ * model's patch view, so the descriptor that owns the model serves every
+ * request with one set of them.
  */
+import { type DefinitionsSource, type SchemaModel, type SchemaNode, type ViewKey, schemaModelOf } from '../api/schema-model.js';
 
+/** One OpenAPI v2 schema node as written (the input type of test definitions). */
 export interface SwaggerSchema {
   $ref?: string;
   type?: string | string[];
@@ -32,9 +35,6 @@ export interface SwaggerSchema {
 }
 
 export type SwaggerDefinitions = Readonly<Record<string, SwaggerSchema>>;
-
-/** Either the definitions map itself or a document holding it under "definitions". */
-export type DefinitionsSource = SwaggerDefinitions | { readonly definitions: SwaggerDefinitions };
 
 export type PatchSchemaKind = 'struct' | 'map' | 'list' | 'scalar' | 'opaque' | 'unknown';
 
@@ -66,14 +66,15 @@ const SCALAR_DEFINITIONS = new Set([
   'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime',
 ]);
 
-class Registry {
+/** The patch view of one model: definitions resolved to PatchSchemas once. */
+class PatchView {
   private readonly byName = new Map<string, PatchSchema>();
-  constructor(readonly definitions: SwaggerDefinitions) {}
+  constructor(private readonly model: SchemaModel) {}
 
   definition(name: string): PatchSchema | undefined {
     let s = this.byName.get(name);
     if (s === undefined) {
-      const node = Object.prototype.hasOwnProperty.call(this.definitions, name) ? this.definitions[name] : undefined;
+      const node = this.model.definition(name);
       if (node === undefined) return undefined;
       s = new PatchSchema(node, this, name);
       this.byName.set(name, s);
@@ -82,53 +83,23 @@ class Registry {
   }
 
   /** The schema a property/items/additionalProperties node stands for. */
-  resolve(node: SwaggerSchema | undefined, name: string): PatchSchema {
+  resolve(node: SchemaNode | undefined, name: string): PatchSchema {
     if (node === undefined) return PatchSchema.unknown;
-    const ref = refOf(node);
-    if (ref !== undefined) return this.definition(ref) ?? PatchSchema.unknown;
+    if (node.ref !== undefined) return this.definition(node.ref) ?? PatchSchema.unknown;
     return new PatchSchema(node, this, name);
   }
 }
 
-/** The definition a node stands for, by name: its $ref, or that of a lone allOf wrapper. */
-export function refOf(node: { readonly $ref?: string; readonly allOf?: readonly { readonly $ref?: string }[] }): string | undefined {
-  const ref = node.$ref ?? (node.allOf?.length === 1 ? node.allOf[0]?.$ref : undefined);
-  if (typeof ref !== 'string') return undefined;
-  return ref.slice(ref.lastIndexOf('/') + 1);
-}
-
-/** The definitions map of a source that is either the map or a document holding it under "definitions". */
-export function definitionsOf<T>(source: object): Readonly<Record<string, T>> {
-  const inner = (source as { definitions?: unknown }).definitions;
-  return (typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? inner : source) as Readonly<Record<string, T>>;
-}
-
-const registries = new WeakMap<object, Registry>();
-
-function registryFor(source: DefinitionsSource): Registry {
-  let r = registries.get(source);
-  if (r === undefined) {
-    r = new Registry(definitionsOf<SwaggerSchema>(source));
-    registries.set(source, r);
-  }
-  return r;
-}
+const PATCH_VIEW: ViewKey<PatchView> = { name: 'strategic merge patch', build: (model) => new PatchView(model) };
 
 /**
- * The patch schema of a definition, e.g. patchSchemaFor(defs, "io.k8s.api.apps.v1.Deployment").
- * Throws if the definition does not exist.
+ * The patch schema of a definition, e.g. patchSchemaFor(descriptor.schema.model, "io.k8s.api.apps.v1.Deployment").
+ * Raw definitions get a model of their own (no cache). Throws if the definition does not exist.
  */
-export function patchSchemaFor(definitions: DefinitionsSource, definitionName: string): PatchSchema {
-  const s = registryFor(definitions).definition(definitionName);
+export function patchSchemaFor(source: SchemaModel | DefinitionsSource, definitionName: string): PatchSchema {
+  const s = schemaModelOf(source).view(PATCH_VIEW).definition(definitionName);
   if (s === undefined) throw new Error(`no OpenAPI definition named ${definitionName}`);
   return s;
-}
-
-/** A node's type; a nullable type lists "null" beside it. */
-export function typeOf(node: { readonly type?: string | readonly string[] }): string | undefined {
-  const t = node.type;
-  if (Array.isArray(t)) return (t as readonly string[]).find((x) => x !== 'null');
-  return t as string | undefined;
 }
 
 function splitStrategy(s: string | undefined): string[] {
@@ -146,8 +117,8 @@ export class PatchSchema {
   private valuesCache: PatchSchema | undefined;
 
   constructor(
-    private readonly node: SwaggerSchema | undefined,
-    private readonly registry: Registry | undefined,
+    private readonly node: SchemaNode | undefined,
+    private readonly view: PatchView | undefined,
     /** Definition name, or a descriptive path for inline schemas. */
     readonly name: string,
   ) {
@@ -170,8 +141,8 @@ export class PatchSchema {
       case 'unknown':
         return 'interface';
       case 'scalar': {
-        const node = this.node as SwaggerSchema;
-        const t = typeOf(node);
+        const node = this.node as SchemaNode;
+        const t = node.type;
         if (t === 'integer') return node.format === 'int32' ? 'int32' : 'int64';
         if (t === 'number') return node.format === 'float' ? 'float32' : 'float64';
         if (t === 'boolean') return 'bool';
@@ -184,7 +155,7 @@ export class PatchSchema {
   hasField(name: string): boolean {
     if (this.kind === 'map') return true;
     if (this.kind !== 'struct') return false;
-    return Object.prototype.hasOwnProperty.call(this.node?.properties ?? {}, name);
+    return this.node?.property(name) !== undefined;
   }
 
   /** LookupPatchMetadataForStruct: the field's type and patch metadata. */
@@ -211,8 +182,7 @@ export class PatchSchema {
   items(): PatchSchema {
     if (this.itemsCache === undefined) {
       const items = this.kind === 'list' ? this.node?.items : undefined;
-      const node = Array.isArray(items) ? items[0] : items;
-      this.itemsCache = this.registry ? this.registry.resolve(node, `${this.name}[]`) : PatchSchema.unknown;
+      this.itemsCache = this.view ? this.view.resolve(items, `${this.name}[]`) : PatchSchema.unknown;
     }
     return this.itemsCache;
   }
@@ -222,40 +192,36 @@ export class PatchSchema {
     if (this.kind !== 'map') return undefined;
     if (this.valuesCache === undefined) {
       const ap = this.node?.additionalProperties;
-      this.valuesCache = typeof ap === 'object' && this.registry ? this.registry.resolve(ap, `${this.name}{}`) : PatchSchema.unknown;
+      this.valuesCache = typeof ap === 'object' && this.view ? this.view.resolve(ap, `${this.name}{}`) : PatchSchema.unknown;
     }
     return this.valuesCache;
   }
 
   private computeField(name: string): PatchField {
-    const props = this.kind === 'struct' ? this.node?.properties : undefined;
-    const prop = props && Object.prototype.hasOwnProperty.call(props, name) ? props[name] : undefined;
-    if (prop === undefined || this.registry === undefined) return { schema: PatchSchema.unknown, strategies: [], mergeKey: '' };
-    // The extensions sit on the property, next to a $ref or inside allOf wrappers.
-    const strategy = prop['x-kubernetes-patch-strategy'] ?? prop.allOf?.find((s) => s['x-kubernetes-patch-strategy'])?.['x-kubernetes-patch-strategy'];
-    const mergeKey = prop['x-kubernetes-patch-merge-key'] ?? prop.allOf?.find((s) => s['x-kubernetes-patch-merge-key'])?.['x-kubernetes-patch-merge-key'];
+    const prop = this.kind === 'struct' ? this.node?.property(name) : undefined;
+    if (prop === undefined || this.view === undefined) return { schema: PatchSchema.unknown, strategies: [], mergeKey: '' };
+    // The extensions sit on the property, next to a $ref or inside allOf wrappers (the model reads both).
     return {
-      schema: this.registry.resolve(prop, `${this.name}.${name}`),
-      strategies: splitStrategy(typeof strategy === 'string' ? strategy : undefined),
-      mergeKey: typeof mergeKey === 'string' ? mergeKey : '',
+      schema: this.view.resolve(prop, `${this.name}.${name}`),
+      strategies: splitStrategy(prop.patchStrategy),
+      mergeKey: prop.patchMergeKey ?? '',
     };
   }
 }
 
 const UNKNOWN_FIELD: PatchField = { schema: PatchSchema.unknown, strategies: [], mergeKey: '' };
 
-function classify(node: SwaggerSchema | undefined, name: string): PatchSchemaKind {
+function classify(node: SchemaNode | undefined, name: string): PatchSchemaKind {
   if (node === undefined) return 'unknown';
   if (OPAQUE_DEFINITIONS.has(name)) return 'opaque';
   if (SCALAR_DEFINITIONS.has(name)) return 'scalar';
-  if (node['x-kubernetes-int-or-string'] === true) return 'scalar';
-  const hasProps = node.properties !== undefined && Object.keys(node.properties).length > 0;
-  if (node['x-kubernetes-preserve-unknown-fields'] === true && !hasProps) return 'opaque';
-  if (hasProps) return 'struct';
+  if (node.intOrString) return 'scalar';
+  if (node.preserveUnknownFields && !node.hasProperties) return 'opaque';
+  if (node.hasProperties) return 'struct';
   const ap = node.additionalProperties;
   if (ap !== undefined && ap !== false) return 'map';
-  const t = typeOf(node);
-  if (t === 'array' || node.items !== undefined) return 'list';
+  const t = node.type;
+  if (t === 'array' || node.hasItems) return 'list';
   if (t === 'string' || t === 'integer' || t === 'number' || t === 'boolean') return 'scalar';
   // An object without declared fields (empty struct) or a schema without type.
   return 'opaque';

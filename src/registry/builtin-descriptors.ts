@@ -1,7 +1,7 @@
 import { loadDefinitions } from '../api/definitions.js';
+import { SchemaModel } from '../api/schema-model.js';
 import type { ResourceInfo } from '../api/types.js';
 import { schemaForDefinition, type ApplySchema } from '../apply/index.js';
-import type { JsonObject } from '../machinery/json.js';
 import type { KeyLayout } from '../storage/keys.js';
 import { toServedVersion, toStorageVersion } from './convert.js';
 import { applyDefaults, canonicalizeQuantities } from './defaults/index.js';
@@ -51,18 +51,19 @@ function hooksFor(group: string, resource: string): StoreHooks | undefined {
   return undefined;
 }
 
-/** A built-in type's schema: the generated definitions; its apply schemas are cached with the descriptor. */
+/** A built-in type's schema: a model over the generated definitions, built on first use and cached with the descriptor. */
 function builtinSchemaHandle(): SchemaHandle {
   const applySchemas = new Map<string, ApplySchema>();
+  let model: SchemaModel | undefined;
   return {
-    get definitions(): Readonly<Record<string, JsonObject>> {
-      return loadDefinitions().definitions;
+    get model(): SchemaModel {
+      return (model ??= new SchemaModel(loadDefinitions()));
     },
     own: {},
     strategicMergePatch: true,
     applySchema(definition) {
       let s = applySchemas.get(definition);
-      if (!s) applySchemas.set(definition, (s = schemaForDefinition(definition)));
+      if (!s) applySchemas.set(definition, (s = schemaForDefinition(definition, this.model)));
       return s;
     },
   };
@@ -98,7 +99,7 @@ export function builtinDescriptor(info: ResourceInfo, keys: KeyLayout): Resource
     statusStrategy: statusStrategyFor(`${storageGroup}/${info.name}`),
     schema,
     defaults: (served, obj) => applyDefaults(served.group, served.version, served.kind, obj),
-    canonicalize: (served, obj) => canonicalizeQuantities(served.definition, obj, schema.definitions),
+    canonicalize: (served, obj) => canonicalizeQuantities(served.definition, obj, schema.model),
     table: tableConvertorFor(info.group, info.name),
     fields: fieldExtractorFor(info.group, info.name, info.namespaced),
     toStorage: toStorageVersion,

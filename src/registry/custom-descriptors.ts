@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { loadDefinitions } from '../api/definitions.js';
+import { SchemaModel } from '../api/schema-model.js';
 import type { ResourceInfo, SubresourceInfo } from '../api/types.js';
 import { schemaForCustomResource, type ApplySchema } from '../apply/index.js';
 import type { JsonObject } from '../machinery/json.js';
@@ -110,13 +111,16 @@ export function customResource(spec: CustomResourceSpec, keys: KeyLayout): Custo
   }
   const definitions = { ...loadDefinitions().definitions, ...own };
   const applySchemas = new Map<string, ApplySchema>();
+  let model: SchemaModel | undefined;
   const schema: SchemaHandle = {
-    definitions,
+    get model(): SchemaModel {
+      return (model ??= new SchemaModel(definitions));
+    },
     own,
     strategicMergePatch: false,
     applySchema(definition) {
       let s = applySchemas.get(definition);
-      if (!s) applySchemas.set(definition, (s = schemaForCustomResource(schemas.get(definition))));
+      if (!s) applySchemas.set(definition, (s = schemaForCustomResource(schemas.get(definition), {}, this.model)));
       return s;
     },
   };

@@ -1,4 +1,5 @@
 import type { ApplySchema } from '../apply/index.js';
+import type { SchemaModel } from '../api/schema-model.js';
 import type { ResourceInfo } from '../api/types.js';
 import type { TableConvertor } from '../codec/table-convertor.js';
 import type { JsonObject } from '../machinery/json.js';
@@ -75,10 +76,12 @@ export type StatusKeptMetadata = 'labels' | 'annotations' | 'ownerReferences' | 
 
 /**
  * The type's OpenAPI schema: the definition names of ResourceInfo resolve in
- * `definitions`; apply schemas are built once per descriptor.
+ * `model`, the one schema model field validation, strategic merge patch,
+ * apply and quantity canonicalization read. The model and its views are
+ * built lazily and live as long as the descriptor (not the process).
  */
 export interface SchemaHandle {
-  readonly definitions: Readonly<Record<string, JsonObject>>;
+  readonly model: SchemaModel;
   /** Definitions this type adds to the built-in ones (published in /openapi/v2 and v3). */
   readonly own: Readonly<Record<string, JsonObject>>;
   /** Whether strategic merge patch applies (built-in types; custom resources take json, merge and apply patches). */

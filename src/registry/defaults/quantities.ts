@@ -1,7 +1,8 @@
 import { canonicalQuantityJson } from '../../api/quantity.js';
 import { loadDefinitions } from '../../api/definitions.js';
 import { type JsonObject, type JsonValue, setOwn } from '../../machinery/json-value.js';
-import { type DefinitionsSource, type FieldType, fieldTypeFor, Kind } from '../../validation/fields/schema.js';
+import type { DefinitionsSource, SchemaModel } from '../../api/schema-model.js';
+import { type FieldType, fieldTypeFor, Kind } from '../../validation/fields/schema.js';
 import type { KubeObject } from '../../machinery/object.js';
 
 /**
@@ -26,7 +27,7 @@ import type { KubeObject } from '../../machinery/object.js';
  * Handlers call it once a request's object is decoded and defaulted, before
  * admission sees it, as kube's decode does.
  */
-export function canonicalizeQuantities(definition: string, obj: KubeObject, definitions: DefinitionsSource = loadDefinitions()): void {
+export function canonicalizeQuantities(definition: string, obj: KubeObject, definitions: SchemaModel | DefinitionsSource = loadDefinitions()): void {
   const t = fieldTypeFor(definitions, definition);
   if (t !== undefined) walk(obj, t);
 }

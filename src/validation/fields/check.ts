@@ -26,6 +26,7 @@
  */
 
 import { loadDefinitions } from '../../api/definitions.js';
+import type { DefinitionsSource, SchemaModel } from '../../api/schema-model.js';
 import { goJsonEncode, goSprint } from '../../machinery/go-compat.js';
 import { type JsonAst, JsonSyntaxError, parseJsonAst } from '../../machinery/json-decode.js';
 import { firstOutOfRange } from '../../patch/out-of-range-numbers.js';
@@ -35,7 +36,7 @@ import { convertUnstructured } from './converter.js';
 import { strconvQuote } from '../../machinery/go-compat.js';
 import { scanJson } from './json-scan.js';
 import { decodeLikeGo, pruneUnknownFields } from './prune.js';
-import { ANY, type DefinitionsSource, type FieldType, fieldTypeFor, listOf, mapOf, STRING, syntheticStruct } from './schema.js';
+import { ANY, type FieldType, fieldTypeFor, listOf, mapOf, STRING, syntheticStruct } from './schema.js';
 import { yamlDuplicateKeys, yamlUnmarshalErrors } from './yaml-dups.js';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
@@ -63,8 +64,8 @@ export interface CheckFieldsInput {
    * decodeYamlWithDuplicates (saves parsing the text a second time).
    */
   readonly yamlDuplicateKeys?: readonly string[];
-  /** Defaults to loadDefinitions(). */
-  readonly definitions?: DefinitionsSource;
+  /** The descriptor's schema model; defaults to a model over loadDefinitions(). */
+  readonly definitions?: SchemaModel | DefinitionsSource;
 }
 
 export interface CheckFieldsResult {
@@ -74,7 +75,7 @@ export interface CheckFieldsResult {
   readonly warnings: string[];
 }
 
-function rootType(definition: string, definitions: DefinitionsSource | undefined): FieldType | undefined {
+function rootType(definition: string, definitions: SchemaModel | DefinitionsSource | undefined): FieldType | undefined {
   return fieldTypeFor(definitions ?? loadDefinitions(), definition);
 }
 
@@ -106,7 +107,7 @@ export function bodyKind(decoded: unknown, endpoint: EndpointKind): { version: s
  * (the first wrongly typed value, in document order), or undefined; for
  * bodies decoded without kube's transformDecodeError wrapping, such as DeleteOptions.
  */
-export function goDecodeError(json: string, definition: string, definitions?: DefinitionsSource): string | undefined {
+export function goDecodeError(json: string, definition: string, definitions?: SchemaModel | DefinitionsSource): string | undefined {
   const t = rootType(definition, definitions);
   return t === undefined ? undefined : scanJson(json, t, { strict: false }).error;
 }
@@ -251,7 +252,7 @@ export interface PatchedObjectInput {
   readonly patch?: unknown;
   /** patchBodyStrictErrors' result. */
   readonly bodyErrors?: readonly string[];
-  readonly definitions?: DefinitionsSource;
+  readonly definitions?: SchemaModel | DefinitionsSource;
 }
 
 /**

@@ -17,30 +17,14 @@
  *   the raw bytes: nothing inside them is checked for unknown or duplicate
  *   fields, and their errors are their own.
  *
- * Nothing is built up front: definitions are resolved on first use and cached
- * per definitions object, so one registry serves every request.
+ * Nothing is built up front: types are read from the shared schema model
+ * (api/schema-model.ts) on first use and kept in the model's field view, so
+ * the descriptor that owns the model serves every request with one set.
  */
 
-import { definitionsOf, refOf, typeOf } from '../../patch/schema.js';
+import { type DefinitionsSource, type SchemaModel, type SchemaNode, type ViewKey, schemaModelOf } from '../../api/schema-model.js';
 
-/** One OpenAPI v2 schema node, as found in definitions.json. */
-export interface SwaggerNode {
-  readonly $ref?: string;
-  readonly type?: string | readonly string[];
-  readonly format?: string;
-  readonly properties?: Readonly<Record<string, SwaggerNode>>;
-  readonly items?: SwaggerNode | readonly SwaggerNode[];
-  readonly additionalProperties?: SwaggerNode | boolean;
-  readonly allOf?: readonly SwaggerNode[];
-  readonly 'x-kubernetes-preserve-unknown-fields'?: boolean;
-  readonly 'x-kubernetes-int-or-string'?: boolean;
-  readonly [extension: string]: unknown;
-}
-
-export type SwaggerDefinitions = Readonly<Record<string, SwaggerNode>>;
-
-/** Either the definitions map or a document holding it under "definitions" (DefinitionsFile). */
-export type DefinitionsSource = SwaggerDefinitions | { readonly definitions: object };
+export type { DefinitionsSource } from '../../api/schema-model.js';
 
 /**
  * How Go decodes a position. Numeric so the scanner's hot switch stays a
@@ -123,8 +107,8 @@ export class FieldType {
     readonly bits: number,
     /** Keys a struct does not declare are kept and not reported (x-kubernetes-preserve-unknown-fields). */
     readonly preserveUnknown: boolean,
-    private readonly node: SwaggerNode | undefined,
-    private readonly registry: Registry | undefined,
+    private readonly node: SchemaNode | undefined,
+    private readonly registry: FieldView | undefined,
     private readonly elemFactory?: () => FieldType,
     private readonly fixedFields?: ReadonlyMap<string, FieldType>,
   ) {}
@@ -140,7 +124,7 @@ export class FieldType {
     let byLen = this.namesByLength;
     if (byLen === undefined) {
       byLen = [];
-      const names = this.fixedFields !== undefined ? [...this.fixedFields.keys()] : Object.keys(this.node?.properties ?? {});
+      const names = this.fixedFields !== undefined ? [...this.fixedFields.keys()] : [...(this.node?.properties.keys() ?? [])];
       for (const name of names) {
         const bucket = (byLen[name.length] ?? []) as FieldRef[];
         bucket.push(new FieldRef(name, this));
@@ -165,8 +149,7 @@ export class FieldType {
     if (cache === undefined) cache = this.fieldCache = new Map();
     let f = cache.get(name);
     if (f === undefined) {
-      const props = this.node?.properties;
-      const prop = props !== undefined && Object.prototype.hasOwnProperty.call(props, name) ? props[name] : undefined;
+      const prop = this.node?.property(name);
       f = prop !== undefined && this.registry !== undefined ? this.registry.resolve(prop) : null;
       // Only declared names are cached: unknown keys come from requests and are unbounded.
       if (f !== null) cache.set(name, f);
@@ -228,14 +211,15 @@ export function syntheticStruct(goType: string, fields: ReadonlyMap<string, Fiel
   return new FieldType(Kind.Struct, goType, goType.slice(dot + 1), 0, false, undefined, undefined, undefined, fields);
 }
 
-class Registry {
+/** The field view of one model: definitions resolved to Go types once. */
+class FieldView {
   private readonly byName = new Map<string, FieldType>();
-  constructor(private readonly definitions: SwaggerDefinitions) {}
+  constructor(private readonly model: SchemaModel) {}
 
   definition(name: string): FieldType | undefined {
     let t = this.byName.get(name);
     if (t === undefined) {
-      const node = Object.prototype.hasOwnProperty.call(this.definitions, name) ? this.definitions[name] : undefined;
+      const node = this.model.definition(name);
       if (node === undefined) return undefined;
       t = this.build(node, name);
       this.byName.set(name, t);
@@ -244,13 +228,12 @@ class Registry {
   }
 
   /** The type a property/items/additionalProperties node stands for. */
-  resolve(node: SwaggerNode): FieldType {
-    const ref = refOf(node);
-    if (ref !== undefined) return this.definition(ref) ?? ANY;
+  resolve(node: SchemaNode): FieldType {
+    if (node.ref !== undefined) return this.definition(node.ref) ?? ANY;
     return this.build(node, undefined);
   }
 
-  private build(node: SwaggerNode, name: string | undefined): FieldType {
+  private build(node: SchemaNode, name: string | undefined): FieldType {
     if (name !== undefined) {
       if (RAW_DEFINITIONS.has(name)) return new FieldType(Kind.Raw, goTypeNameOf(name), '', 0, false, node, this);
       const special = SPECIAL_DEFINITIONS.get(name);
@@ -258,27 +241,26 @@ class Registry {
         return new FieldType(special, goTypeNameOf(name), '', 0, false, node, this, () => this.definition(JSON_SCHEMA_PROPS) ?? ANY);
       }
     }
-    if (node['x-kubernetes-int-or-string'] === true) return new FieldType(Kind.IntOrString, 'intstr.IntOrString', '', 0, false, node, this);
-    const type = typeOf(node);
-    const props = node.properties;
-    const hasProps = props !== undefined && Object.keys(props).length > 0;
-    const preserve = node['x-kubernetes-preserve-unknown-fields'] === true;
-    if (hasProps || (type === 'object' && node.additionalProperties === undefined)) {
+    if (node.intOrString) return new FieldType(Kind.IntOrString, 'intstr.IntOrString', '', 0, false, node, this);
+    const type = node.type;
+    const hasProps = node.hasProperties;
+    const preserve = node.preserveUnknownFields;
+    const ap = node.additionalProperties;
+    if (hasProps || (type === 'object' && ap === undefined)) {
       if (!hasProps && preserve) return ANY;
       const goType = name !== undefined ? goTypeNameOf(name) : 'struct {}';
       const structName = name !== undefined ? name.slice(name.lastIndexOf('.') + 1) : '';
       return new FieldType(Kind.Struct, goType, structName, 0, preserve, node, this);
     }
-    const ap = node.additionalProperties;
     if (ap !== undefined && ap !== false) {
       if (ap === true) return mapOf(ANY);
       const elem = this.resolve(ap);
       // map[ResourceName]resource.Quantity is the named type ResourceList; other named map types are not recorded in OpenAPI.
-      const goType = refOf(ap) === QUANTITY ? 'v1.ResourceList' : `map[string]${elem.goType}`;
+      const goType = ap.ref === QUANTITY ? 'v1.ResourceList' : `map[string]${elem.goType}`;
       return new FieldType(Kind.Map, goType, '', 0, false, node, this, () => elem);
     }
-    if (type === 'array' || node.items !== undefined) {
-      const items = Array.isArray(node.items) ? (node.items as readonly SwaggerNode[])[0] : (node.items as SwaggerNode | undefined);
+    if (type === 'array' || node.hasItems) {
+      const items = node.items;
       const elem = items !== undefined ? this.resolve(items) : ANY;
       return new FieldType(Kind.List, `[]${elem.goType}`, '', 0, false, node, this, () => elem);
     }
@@ -292,26 +274,17 @@ class Registry {
       case 'number':
         return node.format === 'float' ? scalar(Kind.Float, 'float32', 32) : FLOAT64;
       default:
-        return name !== undefined && node.type === undefined ? RAW : ANY;
+        return name !== undefined && type === undefined ? RAW : ANY;
     }
   }
 }
 
-const registries = new WeakMap<object, Registry>();
-
-function registryFor(source: DefinitionsSource): Registry {
-  let r = registries.get(source);
-  if (r === undefined) {
-    r = new Registry(definitionsOf<SwaggerNode>(source));
-    registries.set(source, r);
-  }
-  return r;
-}
+const FIELD_VIEW: ViewKey<FieldView> = { name: 'field validation', build: (model) => new FieldView(model) };
 
 /**
- * The field type of a definition, e.g. fieldTypeFor(loadDefinitions(), 'io.k8s.api.apps.v1.Deployment').
- * Undefined when the definition does not exist.
+ * The field type of a definition, e.g. fieldTypeFor(descriptor.schema.model, 'io.k8s.api.apps.v1.Deployment').
+ * Raw definitions get a model of their own (no cache). Undefined when the definition does not exist.
  */
-export function fieldTypeFor(definitions: DefinitionsSource, definitionName: string): FieldType | undefined {
-  return registryFor(definitions).definition(definitionName);
+export function fieldTypeFor(source: SchemaModel | DefinitionsSource, definitionName: string): FieldType | undefined {
+  return schemaModelOf(source).view(FIELD_VIEW).definition(definitionName);
 }
