@@ -12,7 +12,13 @@ describe('graceful shutdown', () => {
   it('SIGTERM: readyz fails during the shutdown delay, requests are still served, then watches end and the process exits 0', async () => {
     const server = await startServer({ backend: 'sqlite', args: ['--shutdown-delay-duration', '2s'] });
     try {
-      assert.equal((await http(server, 'GET', '/readyz')).status, 200);
+      // Ready once the controllers' informers have synced (informer-sync), which may follow the ready line.
+      let readyz = await http(server, 'GET', '/readyz');
+      for (let i = 0; i < 100 && readyz.status !== 200; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        readyz = await http(server, 'GET', '/readyz');
+      }
+      assert.equal(readyz.status, 200);
       const watch = openWatch(server, '/api/v1/namespaces/default/configmaps?watch=1');
       assert.equal(await watch.status, 200);
       const exited = new Promise<number | null>((r) => server.proc.once('exit', (code) => r(code)));
