@@ -9,7 +9,7 @@ import { createIfMissing, readModifyWrite } from './writes.js';
  * kube-apiserver's bootstrap controller: the `default` ServiceCIDR for
  * --service-cluster-ip-range, and the `kubernetes` Service in `default`
  * (first IP of the range, port 443 → the secure port) with its Endpoints and
- * EndpointSlice pointing at this server. Re-checked every minute.
+ * EndpointSlice pointing at this server.
  *
  * It writes through the API as kube-apiserver's loopback client (so the
  * objects are defaulted, admitted and show the client's manager), and the
@@ -35,26 +35,45 @@ const SERVICE_CIDRS: GroupVersionResource = { group: 'networking.k8s.io', versio
 const SERVICE_CIDR_MANAGER = 'kubernetes-service-cidr-controller';
 
 const RECHECK_MS = 60_000;
+const RETRY_MS = 1000;
 const NAMESPACE = 'default';
 const NAME = 'kubernetes';
 
 export class KubernetesService implements Controller {
   readonly name = 'bootstrap-controller';
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(
     private readonly client: ApiClient,
     private readonly config: KubernetesServiceConfig,
   ) {}
 
+  /**
+   * Reconciles in the background, as kube's bootstrap controller does after
+   * its post-start hook returned: readiness does not wait for these writes.
+   * Again every minute, or a second after a failure.
+   */
   async start(): Promise<void> {
-    await this.reconcile();
-    this.timer = setInterval(() => void this.reconcile().catch(() => undefined), RECHECK_MS);
-    this.timer.unref();
+    this.run();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private run(): void {
+    void this.reconcile()
+      .then(
+        () => RECHECK_MS,
+        () => RETRY_MS,
+      )
+      .then((ms) => {
+        if (this.stopped) return;
+        this.timer = setTimeout(() => this.run(), ms);
+        this.timer.unref();
+      });
   }
 
   async reconcile(): Promise<void> {
@@ -82,7 +101,7 @@ export class KubernetesService implements Controller {
       cidr = await this.client.get(ref);
     }
     if (cidr.metadata?.deletionTimestamp || !jsonEqual(cidr.spec, desired.spec)) return;
-    const conditions = ((cidr.status as { conditions?: Array<{ type: string }> } | undefined)?.conditions ?? []);
+    const conditions = (cidr.status as { conditions?: Array<{ type: string }> } | undefined)?.conditions ?? [];
     if (conditions.some((c) => c.type === 'Ready')) return;
     const status = { conditions: [{ type: 'Ready', status: 'True', reason: '', message: 'Kubernetes default Service CIDR is ready', lastTransitionTime: nowTimestamp() }] };
     await this.client.patch({ ...ref, subresource: 'status' }, 'apply', { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: NAME }, status }, { fieldManager: SERVICE_CIDR_MANAGER, force: true });

@@ -1,4 +1,4 @@
-import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Duplex } from 'node:stream';
 import type { ApiClient, CollectionRef, DeleteOptions, ListOptions, ObjectList, ObjectRef, PatchOptions, PatchType, WriteOptions } from '../machinery/client.js';
 import { resourcePath } from '../machinery/client.js';
@@ -77,9 +77,20 @@ class MemorySocket extends Duplex {
 /** Keep-alive connections kept per transport: controllers write a few objects at a time. */
 const MAX_CONNECTIONS = 8;
 
+/** node:http's connection pool, dialing in memory. */
+class MemoryAgent extends Agent {
+  constructor(private readonly dial: () => Duplex) {
+    super({ keepAlive: true, maxSockets: MAX_CONNECTIONS, maxFreeSockets: MAX_CONNECTIONS });
+  }
+
+  override createConnection(): Duplex {
+    return this.dial();
+  }
+}
+
 export class LoopbackTransport {
-  private readonly server;
-  private readonly agent: Agent;
+  private readonly server: Server;
+  private readonly agent: MemoryAgent;
   private readonly sockets = new Set<MemorySocket>();
   private closed = false;
 
@@ -96,8 +107,7 @@ export class LoopbackTransport {
     this.server.requestTimeout = 0;
     this.server.headersTimeout = 0;
     this.server.keepAliveTimeout = 0;
-    this.agent = new Agent({ keepAlive: true, maxSockets: MAX_CONNECTIONS, maxFreeSockets: MAX_CONNECTIONS });
-    (this.agent as unknown as { createConnection: () => Duplex }).createConnection = () => this.connect();
+    this.agent = new MemoryAgent(() => this.connect());
   }
 
   /** A client whose requests name `component` in their User-Agent, so its writes show that manager (kube derives it from the agent). */
