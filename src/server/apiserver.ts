@@ -123,7 +123,7 @@ export class ApiServer {
     // As kube-apiserver: system:masters (the loopback client's group) is allowed before any other authorizer is asked.
     this.authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([PRIVILEGED_GROUP]), ...(options.authorizers ?? [new InterimAuthorizer()])]);
     this.handler = this.buildHandler();
-    this.loopback = new LoopbackTransport((req, res) => void this.handle(req, res), this.loopbackAuthenticator.token);
+    this.loopback = new LoopbackTransport((req, res) => this.handle(req, res), this.loopbackAuthenticator.token);
   }
 
   async start(): Promise<void> {
@@ -396,7 +396,8 @@ export class ApiServer {
     await this.elector?.stop();
     for (const c of this.controllers) c.stop();
     this.stopCompactor?.();
-    this.loopback.close();
+    // The controllers' last writes finish before the store closes.
+    await this.loopback.close();
     this.registry?.stop();
     if (this.server) {
       const server = this.server;

@@ -92,6 +92,8 @@ export class LoopbackTransport {
   private readonly server: Server;
   private readonly agent: MemoryAgent;
   private readonly sockets = new Set<MemorySocket>();
+  /** Requests the handler is still working on: stop() lets them finish before the store closes. */
+  private readonly inflight = new Set<Promise<void>>();
   private closed = false;
 
   /**
@@ -99,10 +101,13 @@ export class LoopbackTransport {
    * `token` the loopback bearer token its LoopbackAuthenticator knows.
    */
   constructor(
-    handle: (req: IncomingMessage, res: ServerResponse) => void,
+    handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
     private readonly token: string,
   ) {
-    this.server = createServer(handle);
+    this.server = createServer((req, res) => {
+      const done = handle(req, res).finally(() => this.inflight.delete(done));
+      this.inflight.add(done);
+    });
     // As the HTTPS listener: kube's own timeouts end long requests, not Node's.
     this.server.requestTimeout = 0;
     this.server.headersTimeout = 0;
@@ -116,9 +121,20 @@ export class LoopbackTransport {
     return new LoopbackClient(this, `${component}/${v.gitVersion} (${v.platform}) kubernetes/${v.gitCommit.slice(0, 7)}`);
   }
 
-  /** Ends every in-memory connection; requests after this fail with 503. */
-  close(): void {
+  /**
+   * Refuses new requests (503), lets those in the handler finish (at most
+   * `drainMs`, as the HTTPS listener's close waits for its requests), then
+   * ends every in-memory connection.
+   */
+  async close(drainMs = 5000): Promise<void> {
     this.closed = true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, drainMs);
+      timer.unref();
+    });
+    await Promise.race([Promise.allSettled([...this.inflight]), timeout]);
+    clearTimeout(timer);
     this.agent.destroy();
     for (const s of this.sockets) s.destroy();
     this.sockets.clear();
