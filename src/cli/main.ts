@@ -60,12 +60,8 @@ async function serve(argv: string[]): Promise<number> {
     etcd3: `etcd3 ${config.etcdServers.join(',')} ${config.etcdPrefix}`,
     memory: 'memory',
   }[config.storageBackend];
-  process.stdout.write(
-    `capstan ${capstanPackageVersion()} (Kubernetes ${versionInfo().gitVersion}) ready at ${server.url} ` +
-      // performance.now() counts from process start, so module loading is included.
-      `in ${Math.round(performance.now())}ms; store: ${store}; kubeconfig: ${config.adminKubeconfig}\n`,
-  );
-  await new Promise<void>((resolve) => {
+  // Handlers first: whoever reads the ready line may signal at once (a loaded machine can pause us right after the write).
+  const stopped = new Promise<void>((resolve) => {
     let stopping = false;
     const onSignal = (sig: NodeJS.Signals): void => {
       if (stopping) {
@@ -79,6 +75,12 @@ async function serve(argv: string[]): Promise<number> {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   });
+  process.stdout.write(
+    `capstan ${capstanPackageVersion()} (Kubernetes ${versionInfo().gitVersion}) ready at ${server.url} ` +
+      // performance.now() counts from process start, so module loading is included.
+      `in ${Math.round(performance.now())}ms; store: ${store}; kubeconfig: ${config.adminKubeconfig}\n`,
+  );
+  await stopped;
   return 0;
 }
 

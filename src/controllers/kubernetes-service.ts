@@ -1,64 +1,110 @@
+import type { ApiClient, GroupVersionResource } from '../machinery/client.js';
 import { isApiError } from '../machinery/errors.js';
 import { cloneObject, jsonEqual, nowTimestamp, type KubeObject } from '../machinery/object.js';
-import type { ResourceStore } from '../registry/resource-store.js';
 import { formatIpv4, type Ipv4Range } from '../registry/services/cidr.js';
 import type { Controller } from './controller.js';
-import { applyDefaults } from '../registry/defaults/index.js';
+import { createIfMissing, readModifyWrite } from './writes.js';
 
 /**
  * kube-apiserver's bootstrap controller: the `default` ServiceCIDR for
  * --service-cluster-ip-range, and the `kubernetes` Service in `default`
  * (first IP of the range, port 443 → the secure port) with its Endpoints and
- * EndpointSlice pointing at this server. Re-checked every minute.
+ * EndpointSlice pointing at this server.
+ *
+ * It writes through the API as kube-apiserver's loopback client (so the
+ * objects are defaulted, admitted and show the client's manager), and the
+ * ServiceCIDR's Ready condition as kube's kubernetes-service-cidr-controller
+ * applies it.
  */
-
-export interface KubernetesServiceStores {
-  services: ResourceStore;
-  endpoints: ResourceStore;
-  endpointSlices: ResourceStore;
-  serviceCidrs: ResourceStore;
-}
 
 export interface KubernetesServiceConfig {
   range: Ipv4Range;
   /** The address clients reach this server at. */
   advertiseAddress: string;
   securePort: number;
+  /** Whether the ServiceCIDR and EndpointSlice APIs are served (--runtime-config may turn them off). */
+  serviceCidrs: boolean;
+  endpointSlices: boolean;
 }
 
+const SERVICES: GroupVersionResource = { group: '', version: 'v1', resource: 'services' };
+const ENDPOINTS: GroupVersionResource = { group: '', version: 'v1', resource: 'endpoints' };
+const ENDPOINT_SLICES: GroupVersionResource = { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices' };
+const SERVICE_CIDRS: GroupVersionResource = { group: 'networking.k8s.io', version: 'v1', resource: 'servicecidrs' };
+/** kube's default ServiceCIDR controller applies the Ready condition under this manager. */
+const SERVICE_CIDR_MANAGER = 'kubernetes-service-cidr-controller';
+
 const RECHECK_MS = 60_000;
+const RETRY_MS = 1000;
 const NAMESPACE = 'default';
 const NAME = 'kubernetes';
 
 export class KubernetesService implements Controller {
   readonly name = 'bootstrap-controller';
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(
-    private readonly stores: KubernetesServiceStores,
+    private readonly client: ApiClient,
     private readonly config: KubernetesServiceConfig,
   ) {}
 
+  /**
+   * Reconciles in the background, as kube's bootstrap controller does after
+   * its post-start hook returned: readiness does not wait for these writes.
+   * Again every minute, or a second after a failure.
+   */
   async start(): Promise<void> {
-    await this.reconcile();
-    this.timer = setInterval(() => void this.reconcile().catch(() => undefined), RECHECK_MS);
-    this.timer.unref();
+    this.run();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private run(): void {
+    void this.reconcile()
+      .then(
+        () => RECHECK_MS,
+        () => RETRY_MS,
+      )
+      .then((ms) => {
+        if (this.stopped) return;
+        this.timer = setTimeout(() => this.run(), ms);
+        this.timer.unref();
+      });
   }
 
   async reconcile(): Promise<void> {
-    await this.ensure(this.stores.serviceCidrs, undefined, this.serviceCidr());
-    await this.ensure(this.stores.services, NAMESPACE, this.service(), (current, desired) => {
+    if (this.config.serviceCidrs) await this.ensureServiceCidr();
+    await this.ensure(SERVICES, this.service(), (current, desired) => {
       // Only the ports are ours to correct; the allocated IP and defaults stay.
       const next = cloneObject(current);
       (next.spec as Record<string, unknown>).ports = (desired.spec as Record<string, unknown>).ports;
       return next;
     });
-    await this.ensure(this.stores.endpoints, NAMESPACE, this.endpoints());
-    await this.ensure(this.stores.endpointSlices, NAMESPACE, this.endpointSlice());
+    await this.ensure(ENDPOINTS, this.endpoints());
+    if (this.config.endpointSlices) await this.ensure(ENDPOINT_SLICES, this.endpointSlice());
+  }
+
+  /** As kube's default ServiceCIDR controller: created when missing (never changed), then marked Ready unless a Ready condition is there. */
+  private async ensureServiceCidr(): Promise<void> {
+    const desired = this.serviceCidr();
+    const ref = { ...SERVICE_CIDRS, name: NAME };
+    let cidr: KubeObject | undefined;
+    try {
+      cidr = await this.client.get(ref);
+    } catch (err) {
+      if (!isApiError(err, 'NotFound')) throw err;
+      await createIfMissing(this.client, SERVICE_CIDRS, desired);
+      cidr = await this.client.get(ref);
+    }
+    if (cidr.metadata?.deletionTimestamp || !jsonEqual(cidr.spec, desired.spec)) return;
+    const conditions = (cidr.status as { conditions?: Array<{ type: string }> } | undefined)?.conditions ?? [];
+    if (conditions.some((c) => c.type === 'Ready')) return;
+    const status = { conditions: [{ type: 'Ready', status: 'True', reason: '', message: 'Kubernetes default Service CIDR is ready', lastTransitionTime: nowTimestamp() }] };
+    await this.client.patch({ ...ref, subresource: 'status' }, 'apply', { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: NAME }, status }, { fieldManager: SERVICE_CIDR_MANAGER, force: true });
   }
 
   private serviceCidr(): KubeObject {
@@ -105,37 +151,12 @@ export class KubernetesService implements Controller {
   }
 
   /** Creates `desired` if missing; otherwise brings the fields we own back to it. */
-  private async ensure(store: ResourceStore, namespace: string | undefined, desired: KubeObject, merge?: (current: KubeObject, desired: KubeObject) => KubeObject): Promise<void> {
-    const name = desired.metadata!.name!;
-    let current: KubeObject | undefined;
-    try {
-      current = await store.get(namespace, name);
-    } catch (err) {
-      if (!isApiError(err, 'NotFound')) throw err;
-    }
-    if (!current) {
-      try {
-        // As if it came through the API: the type's defaults first.
-        const defaulted = cloneObject(desired);
-        const [group, version] = defaulted.apiVersion!.includes('/') ? defaulted.apiVersion!.split('/') : ['', defaulted.apiVersion!];
-        applyDefaults(group!, version!, defaulted.kind!, defaulted);
-        const created = await store.create(defaulted, namespace);
-        if (desired.kind === 'ServiceCIDR') await this.markReady(store, created);
-      } catch (err) {
-        if (!isApiError(err, 'AlreadyExists')) throw err;
-      }
-      return;
-    }
-    const next = merge ? merge(current, desired) : { ...cloneObject(current), ...withoutMeta(desired) };
-    if (jsonEqual(withoutMeta(next), withoutMeta(current))) return;
-    await store.update(namespace, { name }, () => next);
-  }
-
-  private async markReady(store: ResourceStore, cidr: KubeObject): Promise<void> {
-    await store.update(undefined, { name: cidr.metadata!.name!, subresource: 'status' }, (cur) => ({
-      ...cloneObject(cur!),
-      status: { conditions: [{ type: 'Ready', status: 'True', reason: '', message: 'Kubernetes Service CIDR is ready', lastTransitionTime: nowTimestamp() }] },
-    }));
+  private async ensure(resource: GroupVersionResource, desired: KubeObject, merge?: (current: KubeObject, desired: KubeObject) => KubeObject): Promise<void> {
+    await readModifyWrite(this.client, { ...resource, namespace: NAMESPACE, name: desired.metadata!.name! }, (current) => {
+      if (!current) return desired;
+      const next = merge ? merge(current, desired) : { ...cloneObject(current), ...withoutMeta(desired) };
+      return jsonEqual(withoutMeta(next), withoutMeta(current)) ? undefined : next;
+    });
   }
 }
 

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 
+import type { ApiClient } from '../machinery/client.js';
 import { cloneObject, nowMicroTimestamp, type KubeObject } from '../machinery/object.js';
-import type { ResourceStore } from '../registry/resource-store.js';
 import { isApiError } from '../machinery/errors.js';
+import { readModifyWrite } from './writes.js';
 
 /**
  * Leader election over a coordination.k8s.io/v1 Lease, after client-go's
@@ -34,11 +35,27 @@ import { isApiError } from '../machinery/errors.js';
  * when the elector stops without ever leading).
  */
 
-/** What the elector needs of the leases store: read-modify-write, which also creates a missing Lease. */
-export type LeaseStore = Pick<ResourceStore, 'update'>;
+/**
+ * What the elector needs of the leases: read-modify-write of one Lease from
+ * its current content (undefined when missing, then created), starting over
+ * when another writer got there first. A ResourceStore is one; the server
+ * hands it `apiLeases`, which writes through the API.
+ */
+export interface LeaseStore {
+  update(namespace: string, opts: { name: string }, tryUpdate: (current: KubeObject | undefined) => KubeObject): Promise<unknown>;
+}
+
+const LEASES = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases' };
+
+/** Leases read and written through the API (kube's LeaseLock over client-go). */
+export function apiLeases(client: ApiClient): LeaseStore {
+  return {
+    update: (namespace, { name }, tryUpdate) => readModifyWrite(client, { ...LEASES, namespace, name }, tryUpdate),
+  };
+}
 
 export interface LeaderElectorOptions {
-  /** The store of coordination.k8s.io leases (a ResourceStore). */
+  /** The coordination.k8s.io leases (a ResourceStore, or apiLeases over a client). */
   leases: LeaseStore;
   /** The Lease's name, e.g. `capstan-leader`. */
   name: string;
@@ -223,8 +240,9 @@ export class LeaderElector {
 
   /**
    * One round of client-go's tryAcquireOrRenew, as one read-modify-write:
-   * ResourceStore.update reads the Lease from the store (not a cache),
-   * creates it when missing, and retries on a write race with fresh content.
+   * LeaseStore.update reads the Lease fresh (a consistent read, never an
+   * older cached copy), creates it when missing, and retries on a write race
+   * with fresh content.
    * Bounded by renewDeadline, so a store call that hangs is a failed round.
    */
   private async attempt(): Promise<AttemptOutcome> {

@@ -1,19 +1,24 @@
-import { isApiError } from '../machinery/errors.js';
+import type { ApiClient } from '../machinery/client.js';
 import type { KubeObject } from '../machinery/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { jsonEqual, cloneObject } from '../machinery/object.js';
 import { Informer, WorkQueue } from './informer.js';
 import type { Controller } from './controller.js';
+import { createIfMissing, readModifyWrite } from './writes.js';
 
 /**
  * Objects kube-controller-manager puts into every active namespace: the
  * `default` ServiceAccount (serviceaccount controller) and the
  * `kube-root-ca.crt` ConfigMap (root-ca-cert-publisher). Each is recreated
  * when deleted and repaired when changed, while the namespace is active.
+ * Reads come from informers; writes go through the API as
+ * kube-controller-manager's (the client's User-Agent names the manager).
  */
 
 export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
+const SERVICE_ACCOUNTS = { group: '', version: 'v1', resource: 'serviceaccounts' };
+const CONFIG_MAPS = { group: '', version: 'v1', resource: 'configmaps' };
 const ROOT_CA_DESCRIPTION =
   'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.';
 
@@ -28,10 +33,12 @@ export class NamespaceDefaults implements Controller {
   private readonly cmInformer: Informer;
   private readonly queue: WorkQueue;
 
+  /** The stores are read (informers); `client` writes. */
   constructor(
-    private readonly namespaces: ResourceStore,
-    private readonly serviceAccounts: ResourceStore,
-    private readonly configMaps: ResourceStore,
+    namespaces: ResourceStore,
+    serviceAccounts: ResourceStore,
+    configMaps: ResourceStore,
+    private readonly client: ApiClient,
     private readonly rootCaPem: string,
   ) {
     this.queue = new WorkQueue((ns) => this.sync(ns));
@@ -66,7 +73,7 @@ export class NamespaceDefaults implements Controller {
 
   private async ensureServiceAccount(namespace: string): Promise<void> {
     if (this.saInformer.get(`${namespace}/${DEFAULT_SERVICE_ACCOUNT}`)) return;
-    await createIgnoringExists(this.serviceAccounts, namespace, {
+    await createIfMissing(this.client, { ...SERVICE_ACCOUNTS, namespace }, {
       apiVersion: 'v1',
       kind: 'ServiceAccount',
       metadata: { name: DEFAULT_SERVICE_ACCOUNT, namespace },
@@ -78,7 +85,7 @@ export class NamespaceDefaults implements Controller {
     const annotations = { 'kubernetes.io/description': ROOT_CA_DESCRIPTION };
     const existing = this.cmInformer.get(`${namespace}/${ROOT_CA_CONFIGMAP}`);
     if (!existing) {
-      await createIgnoringExists(this.configMaps, namespace, {
+      await createIfMissing(this.client, { ...CONFIG_MAPS, namespace }, {
         apiVersion: 'v1',
         kind: 'ConfigMap',
         metadata: { name: ROOT_CA_CONFIGMAP, namespace, annotations },
@@ -89,20 +96,13 @@ export class NamespaceDefaults implements Controller {
     if (existing.metadata?.deletionTimestamp) return;
     const hasAnnotation = existing.metadata?.annotations?.['kubernetes.io/description'] === ROOT_CA_DESCRIPTION;
     if (jsonEqual(existing.data, data) && hasAnnotation) return;
-    await this.configMaps.update(namespace, { name: ROOT_CA_CONFIGMAP }, (cur) => {
-      if (!cur) throw new Error('configmap vanished');
+    await readModifyWrite(this.client, { ...CONFIG_MAPS, namespace, name: ROOT_CA_CONFIGMAP }, (cur) => {
+      // Gone meanwhile: the informer's delete event brings a create.
+      if (!cur || cur.metadata?.deletionTimestamp) return undefined;
       const next = cloneObject(cur);
       next.data = data;
       next.metadata!.annotations = { ...(next.metadata!.annotations ?? {}), ...annotations };
       return next;
     });
-  }
-}
-
-async function createIgnoringExists(store: ResourceStore, namespace: string, obj: KubeObject): Promise<void> {
-  try {
-    await store.create(obj, namespace);
-  } catch (err) {
-    if (!isApiError(err, 'AlreadyExists')) throw err;
   }
 }

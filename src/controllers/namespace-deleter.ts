@@ -1,16 +1,21 @@
+import type { ApiClient, GroupVersionResource } from '../machinery/client.js';
 import { isApiError } from '../machinery/errors.js';
-import { finalizeNamespace, NAMESPACE_FINALIZER } from '../registry/namespaces.js';
-import { cloneObject, nowTimestamp, type KubeObject } from '../machinery/object.js';
+import { NAMESPACE_FINALIZER } from '../registry/namespaces.js';
+import { cloneObject, jsonEqual, nowTimestamp, type KubeObject } from '../machinery/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { Informer, WorkQueue } from './informer.js';
 import type { Controller } from './controller.js';
+import { readModifyWrite } from './writes.js';
 
 /**
  * kube-controller-manager's namespace controller: empties a Terminating
  * namespace (every namespaced resource type), reports progress in
  * status.conditions, then removes the `kubernetes` finalizer, which lets the
- * namespace go.
+ * namespace go. It watches namespaces through an informer and does
+ * everything else through the API, as kube-controller-manager does.
  */
+
+const NAMESPACES = { group: '', version: 'v1', resource: 'namespaces' };
 
 interface Condition {
   type: string;
@@ -30,8 +35,9 @@ export class NamespaceDeleter implements Controller {
 
   constructor(
     private readonly namespaces: ResourceStore,
-    /** The stores of every namespaced resource, evaluated per run (the set can change). */
-    private readonly contentStores: () => ResourceStore[],
+    private readonly client: ApiClient,
+    /** Every namespaced resource that can be listed and deleted, one version each; asked per run (the set can change). */
+    private readonly contentResources: () => GroupVersionResource[],
   ) {
     this.queue = new WorkQueue((name) => this.sync(name));
     this.informer = new Informer(namespaces, (type, ns) => {
@@ -60,27 +66,28 @@ export class NamespaceDeleter implements Controller {
     const finalizers = ((ns.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []).slice();
     if (!finalizers.includes(NAMESPACE_FINALIZER)) {
       // Someone else's finalizer (or none): the namespace goes once they are all gone.
-      if (finalizers.length === 0 && !(ns.metadata.finalizers?.length)) await this.deleteNamespace(name);
+      if (finalizers.length === 0 && !(ns.metadata.finalizers?.length)) await this.deleteNamespace(ns);
       return;
     }
 
     const remaining = new Map<string, number>();
     const finalizersLeft = new Map<string, number>();
     const failures: string[] = [];
-    for (const store of this.contentStores()) {
-      const resource = store.desc.group ? `${store.desc.resource}.${store.desc.group}` : store.desc.resource;
-      const listed = await store.list({ namespace: name, readAt: { kind: 'consistent' } });
-      for (const { object: obj } of listed.items) {
-        const objName = obj.metadata!.name!;
-        if (!obj.metadata?.deletionTimestamp) {
-          try {
-            const r = await store.delete(name, objName, { propagationPolicy: 'Background' });
-            if (r.deleted) continue;
-          } catch (err) {
-            if (isApiError(err, 'NotFound')) continue;
-            failures.push(`${resource}: ${(err as Error).message}`);
-          }
+    for (const gvr of this.contentResources()) {
+      const resource = gvr.group ? `${gvr.resource}.${gvr.group}` : gvr.resource;
+      const ref = { ...gvr, namespace: name };
+      const listed = await this.client.list(ref);
+      if (listed.items.length === 0) continue;
+      for (const obj of listed.items) {
+        if (obj.metadata?.deletionTimestamp) continue;
+        try {
+          await this.client.delete({ ...ref, name: obj.metadata!.name! }, { propagationPolicy: 'Background' });
+        } catch (err) {
+          if (!isApiError(err, 'NotFound')) failures.push(`${resource}: ${(err as Error).message}`);
         }
+      }
+      // What the deletes left (finalizers, grace periods), as kube's namespace controller lists again to tell.
+      for (const obj of (await this.client.list(ref)).items) {
         remaining.set(resource, (remaining.get(resource) ?? 0) + 1);
         for (const f of obj.metadata?.finalizers ?? []) finalizersLeft.set(f, (finalizersLeft.get(f) ?? 0) + 1);
       }
@@ -91,30 +98,36 @@ export class NamespaceDeleter implements Controller {
       this.queue.addAfter(name, REQUEUE_MS);
       return;
     }
-    const rest = finalizers.filter((f) => f !== NAMESPACE_FINALIZER);
-    await finalizeNamespace(this.namespaces, name, rest, {});
+    // PUT …/finalize: only spec.finalizers changes; the namespace goes once none is left.
+    const finalized = cloneObject(ns);
+    delete finalized.metadata!.resourceVersion;
+    finalized.spec = { ...((ns.spec as object | undefined) ?? {}), finalizers: finalizers.filter((f) => f !== NAMESPACE_FINALIZER) };
+    await this.client.update({ ...NAMESPACES, name, subresource: 'finalize' }, finalized);
   }
 
-  private async deleteNamespace(name: string): Promise<void> {
+  private async deleteNamespace(ns: KubeObject): Promise<void> {
     try {
-      await this.namespaces.delete(undefined, name);
+      await this.client.delete({ ...NAMESPACES, name: ns.metadata!.name! }, { preconditions: { uid: ns.metadata!.uid! } });
     } catch (err) {
       if (!isApiError(err, 'NotFound')) throw err;
     }
   }
 
+  /** Writes the conditions when they changed (a condition keeps its lastTransitionTime while it stays the same). */
   private async setConditions(name: string, conditions: Condition[]): Promise<void> {
-    await this.namespaces.update(undefined, { name, subresource: 'status' }, (cur) => {
-      const next = cloneObject(cur!);
-      delete next.metadata!.resourceVersion;
+    await readModifyWrite(this.client, { ...NAMESPACES, name, subresource: 'status' }, (cur) => {
+      if (!cur) return undefined;
+      const next = cloneObject(cur);
       const status = (next.status ?? {}) as { conditions?: Condition[] };
       const previous = status.conditions ?? [];
       const now = nowTimestamp();
-      status.conditions = conditions.map((c) => {
+      const updated = conditions.map((c) => {
         const old = previous.find((p) => p.type === c.type);
         const unchanged = old && old.status === c.status && old.reason === c.reason && old.message === c.message;
         return { ...c, lastTransitionTime: unchanged ? old.lastTransitionTime! : now };
       });
+      if (jsonEqual(updated, previous)) return undefined;
+      status.conditions = updated;
       next.status = status;
       return next;
     });

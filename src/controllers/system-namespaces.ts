@@ -1,18 +1,21 @@
+import type { ApiClient } from '../machinery/client.js';
 import { isApiError } from '../machinery/errors.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { Controller } from './controller.js';
+import { createIfMissing } from './writes.js';
 
 /**
  * kube-apiserver's bootstrap and system-namespaces controllers: `default`,
  * `kube-system`, `kube-public` and `kube-node-lease` exist from the first
- * start and are recreated (every minute) if they ever go missing.
+ * start and are recreated (every minute) if they ever go missing. As in
+ * kube, every server process runs it; creates that lose a race are fine.
  */
 
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+const NAMESPACES = { group: '', version: 'v1', resource: 'namespaces' };
 const RECHECK_MS = 60_000;
-/** While a follower waits for the leader to create them. */
+/** While a create keeps failing (e.g. the store is away). */
 const WAIT_MS = 500;
-const START_WAIT_MS = 5000;
 
 export class SystemNamespaces implements Controller {
   readonly name = 'system-namespaces';
@@ -21,28 +24,15 @@ export class SystemNamespaces implements Controller {
   /** True once every system namespace has been seen or created. */
   done = false;
 
-  /**
-   * `mayCreate` says whether this process may create missing namespaces now:
-   * with several processes on one store, only the leader does (the others
-   * wait until they see them, which is what their readiness waits for).
-   */
+  /** Reads from `namespaces` (the cache); creates through `client` (kube-apiserver's loopback). */
   constructor(
     private readonly namespaces: ResourceStore,
-    private readonly mayCreate: () => boolean = () => true,
+    private readonly client: ApiClient,
   ) {}
 
-  /**
-   * Resolves once the namespaces exist or, on a follower whose leader has
-   * not created them yet, after a short wait (polling goes on, readiness
-   * waits): a server that says it is ready can be used at once.
-   */
+  /** Resolves once the namespaces exist (a server that says it is ready can be used at once). */
   async start(): Promise<void> {
     await this.ensure();
-    const deadline = Date.now() + START_WAIT_MS;
-    while (!this.done && !this.stopped && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      await this.ensure().catch(() => undefined);
-    }
     this.schedule();
   }
 
@@ -58,7 +48,6 @@ export class SystemNamespaces implements Controller {
   }
 
   async ensure(): Promise<void> {
-    let missing = 0;
     for (const name of SYSTEM_NAMESPACES) {
       try {
         await this.namespaces.get(undefined, name);
@@ -66,16 +55,8 @@ export class SystemNamespaces implements Controller {
       } catch (err) {
         if (!isApiError(err, 'NotFound')) throw err;
       }
-      if (!this.mayCreate()) {
-        missing++;
-        continue;
-      }
-      try {
-        await this.namespaces.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, undefined);
-      } catch (err) {
-        if (!isApiError(err, 'AlreadyExists')) throw err;
-      }
+      await createIfMissing(this.client, NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     }
-    if (missing === 0) this.done = true;
+    this.done = true;
   }
 }

@@ -129,13 +129,13 @@ export class Registry {
     for (const rs of this.stores.values()) rs.cache.stop();
   }
 
-  /** The stores of every namespaced resource among `infos`, once per storage. */
-  namespacedStores(infos: readonly ResourceInfo[]): ResourceStore[] {
-    const out = new Map<string, ResourceStore>();
+  /** The namespaced resources among `infos`, one served version per storage (the first met). */
+  namespacedResources(infos: readonly ResourceInfo[]): ResourceInfo[] {
+    const out = new Map<string, ResourceInfo>();
     for (const info of infos) {
       if (!info.namespaced) continue;
-      const rs = this.storeFor(info);
-      out.set(rs.desc.prefix, rs);
+      const prefix = this.storeFor(info).desc.prefix;
+      if (!out.has(prefix)) out.set(prefix, info);
     }
     return [...out.values()];
   }

@@ -7,10 +7,14 @@ import { join } from 'node:path';
 import { AdmissionChain, type AdmissionPlugin } from '../admission/admission.js';
 import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { ApiCatalog } from '../api/catalog.js';
+import type { ResourceInfo } from '../api/types.js';
 import { UnionAuthenticator, type Authenticator } from '../authn/authenticator.js';
 import { ClientCertAuthenticator } from '../authn/client-cert.js';
+import { LoopbackAuthenticator, PRIVILEGED_GROUP } from '../authn/loopback.js';
 import { UnionAuthorizer, type Authorizer } from '../authz/authorizer.js';
 import { InterimAuthorizer } from '../authz/interim.js';
+import { PrivilegedGroupsAuthorizer } from '../authz/privileged-groups.js';
+import type { ApiClient } from '../machinery/client.js';
 import type { ServerConfig } from './config.js';
 import type { Controller } from '../controllers/controller.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
@@ -34,7 +38,7 @@ import { SqliteStore } from '../storage/sqlite.js';
 import { EtcdStore } from '../storage/etcd.js';
 import type { Store } from '../storage/store.js';
 import { Compactor } from '../storage/compactor.js';
-import { LeaderElector } from '../controllers/leader-election.js';
+import { apiLeases, LeaderElector } from '../controllers/leader-election.js';
 import { LeaderGatedController, runWhileLeading } from '../controllers/leader-gated.js';
 // Registers the conversions of served versions whose schema differs from storage.
 import '../registry/conversions/index.js';
@@ -54,6 +58,7 @@ import { authentication } from './filters/authentication.js';
 import { authorization } from './filters/authorization.js';
 import { chain, type Handler } from './filters/chain.js';
 import { impersonation } from './filters/impersonation.js';
+import { LoopbackTransport } from './loopback.js';
 import { defaultConfig } from './options.js';
 
 /**
@@ -105,6 +110,9 @@ export class ApiServer {
   private routes!: NonResourceRoutes;
   private readonly handler: Handler;
   private readonly authorizer: Authorizer;
+  private readonly loopbackAuthenticator = new LoopbackAuthenticator();
+  /** The server's own requests into its handler chain (kube's loopback client), in memory. */
+  private readonly loopback: LoopbackTransport;
   private shuttingDown = false;
   private readonly connections = new ConnectionResponses();
   private uninstallLastResort: (() => void) | undefined;
@@ -120,9 +128,11 @@ export class ApiServer {
     this.config = defaultConfig(options.config);
     this.logger = options.logger ?? stderrLogger(this.config.verbosity);
     this.catalog = ApiCatalog.load({ runtimeConfig: this.config.runtimeConfig });
-    this.authorizer = new UnionAuthorizer(options.authorizers ?? [new InterimAuthorizer()]);
+    // As kube-apiserver: system:masters (the loopback client's group) is allowed before any other authorizer is asked.
+    this.authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([PRIVILEGED_GROUP]), ...(options.authorizers ?? [new InterimAuthorizer()])]);
     this.watchStreams = new WatchStreams({ maxBufferedBytes: this.config.maxWatchBufferedBytes ?? 0, shutdown: this.shutdownController.signal });
     this.handler = this.buildHandler();
+    this.loopback = new LoopbackTransport((req, res) => this.handle(req, res), this.loopbackAuthenticator.token);
   }
 
   async start(): Promise<void> {
@@ -156,15 +166,14 @@ export class ApiServer {
       ...(this.options.admissionPlugins ?? []),
     ]);
 
-    this.elector = this.leaderElector();
-    // Elect first: on a fresh cluster the winner creates the system namespaces right below.
-    this.elector?.start();
-    this.systemNamespaces = new SystemNamespaces(namespaces, () => !this.elector || this.elector.isLeader);
+    // Every process creates missing system namespaces (as every kube-apiserver does); the election's Lease lives in one.
+    this.systemNamespaces = new SystemNamespaces(namespaces, this.client('kube-apiserver'));
     await this.systemNamespaces.start();
     this.controllers.push(this.systemNamespaces);
+    this.elector = this.leaderElector();
+    this.elector?.start();
     const core = (name: string): ResourceStore => this.registry.storeFor(this.catalog.resource('', 'v1', name)!);
     const networking = (name: string): ResourceStore => this.registry.storeFor(this.catalog.knownResource('networking.k8s.io', 'v1', name)!);
-    const services = core('services');
     const allocation = this.registry.descriptorFor(this.catalog.resource('', 'v1', 'services')!).hooks;
     if (allocation instanceof ServiceAllocation) {
       allocation.setAllocators({
@@ -172,8 +181,11 @@ export class ApiServer {
         nodePorts: new NodePortAllocator(cfg.serviceNodePortRange, this.store),
       });
     }
-    this.controllers.push(this.leaderOnly('namespace-deleter', () => new NamespaceDeleter(namespaces, () => this.registry.namespacedStores(this.catalog.allResources().filter((r) => r.isObject)))));
-    this.controllers.push(this.leaderOnly('namespace-defaults', () => new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), this.pki.servingCa ?? this.pki.serving.cert)));
+    // kube-controller-manager's controllers write as it does (its User-Agent names their manager).
+    const controllerManager = this.client('kube-controller-manager');
+    const content = (): ResourceInfo[] => this.registry.namespacedResources(this.catalog.allResources().filter((r) => r.isObject && r.verbs.includes('list') && r.verbs.includes('delete')));
+    this.controllers.push(this.leaderOnly('namespace-deleter', () => new NamespaceDeleter(namespaces, controllerManager, () => content().map((r) => ({ group: r.group, version: r.version, resource: r.name })))));
+    this.controllers.push(this.leaderOnly('namespace-defaults', () => new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), controllerManager, this.pki.servingCa ?? this.pki.serving.cert)));
     // etcd keeps one --etcd-compaction-interval of history (kube-apiserver's
     // compactor); the embedded stores keep the watch cache's window.
     const compactor = new Compactor(this.store, cfg.storageBackend === 'etcd3' ? cfg.etcdCompactionInterval : cfg.watchHistory);
@@ -187,19 +199,13 @@ export class ApiServer {
     await this.listen();
     this.controllers.push(...(this.options.controllers ?? []));
     this.controllers.push(
-      this.leaderOnly('kubernetes-service', () => new KubernetesService(
-        {
-          services,
-          endpoints: core('endpoints'),
-          endpointSlices: this.registry.storeFor(this.catalog.knownResource('discovery.k8s.io', 'v1', 'endpointslices')!),
-          serviceCidrs: networking('servicecidrs'),
-        },
-        {
-          range: parseCidr(cfg.serviceClusterIpRange),
-          advertiseAddress: cfg.bindAddress === '0.0.0.0' || cfg.bindAddress === '::' || cfg.bindAddress === '' ? '127.0.0.1' : cfg.bindAddress,
-          securePort: this.port,
-        },
-      )),
+      this.leaderOnly('kubernetes-service', () => new KubernetesService(this.client('kube-apiserver'), {
+        range: parseCidr(cfg.serviceClusterIpRange),
+        advertiseAddress: cfg.bindAddress === '0.0.0.0' || cfg.bindAddress === '::' || cfg.bindAddress === '' ? '127.0.0.1' : cfg.bindAddress,
+        securePort: this.port,
+        serviceCidrs: this.catalog.resource('networking.k8s.io', 'v1', 'servicecidrs') !== undefined,
+        endpointSlices: this.catalog.resource('discovery.k8s.io', 'v1', 'endpointslices') !== undefined,
+      })),
     );
     // Controllers sync once the server listens: requests are served meanwhile
     // (reads wait for their own cache) and /readyz reports informer-sync until done.
@@ -209,7 +215,8 @@ export class ApiServer {
       .then(() => {
         this.synced = true;
       });
-    this.controllersSynced.catch((err: unknown) => this.logger.error(`controller start failed: ${(err as Error).message}`));
+    // A stop() during start-up ends the loopback under the controllers' first writes: not a failure.
+    this.controllersSynced.catch((err: unknown) => this.shuttingDown || this.logger.error(`controller start failed: ${(err as Error).message}`));
     this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams), `${this.config.bindAddress}:${this.port}`);
     if (this.pki.admin && cfg.adminKubeconfig !== undefined) writeKubeconfig(cfg.adminKubeconfig, this.adminKubeconfig());
   }
@@ -227,6 +234,17 @@ export class ApiServer {
   /** Stops serving a type added with addCustomResource: it leaves discovery, its watches end, requests get 404. */
   removeCustomResource(group: string, plural: string): boolean {
     return this.registry.removeResource(group, plural);
+  }
+
+  /**
+   * A client of this server's API for in-process code: requests take the
+   * whole handler chain as user system:apiserver (kube's loopback client);
+   * `component` starts its User-Agent, which names its writes' manager
+   * unless a write gives a fieldManager. Usable once start() has built the
+   * registry, before the listener opens; stop() ends its connections.
+   */
+  client(component: string): ApiClient {
+    return this.loopback.client(component);
   }
 
   /** What the admin kubeconfig holds: this server's URL, CA and admin client certificate (when the server has one). */
@@ -250,7 +268,8 @@ export class ApiServer {
     const cfg = this.config;
     if (!cfg.leaderElect || cfg.storageBackend !== 'etcd3') return undefined;
     return new LeaderElector({
-      leases: this.registry.storeFor(this.catalog.knownResource('coordination.k8s.io', 'v1', 'leases')!),
+      // kube-controller-manager's leader election: its Lease writes show that manager.
+      leases: apiLeases(this.client('kube-controller-manager')),
       name: LEADER_LEASE_NAME,
       leaseDurationMs: cfg.leaderElectLeaseDuration,
       renewDeadlineMs: cfg.leaderElectRenewDeadline,
@@ -350,7 +369,8 @@ export class ApiServer {
    * handle()'s.
    */
   private buildHandler(): Handler {
-    const authenticator = new UnionAuthenticator(this.options.authenticators ?? [new ClientCertAuthenticator()]);
+    // The loopback token first, as kube-apiserver wraps its authenticators.
+    const authenticator = new UnionAuthenticator([this.loopbackAuthenticator, ...(this.options.authenticators ?? [new ClientCertAuthenticator()])]);
     return chain(
       [
         requestTimeout(this.config.requestTimeout),
@@ -411,6 +431,8 @@ export class ApiServer {
     await this.elector?.stop();
     for (const c of this.controllers) c.stop();
     this.stopCompactor?.();
+    // The controllers' last writes finish before the store closes.
+    await this.loopback.close();
     this.registry?.stop();
     if (this.server) {
       const server = this.server;

@@ -7,7 +7,7 @@ import type { AuthenticationResult, Authenticator } from '../../src/authn/authen
 import type { AuthorizationAttributes, AuthorizationDecision, Authorizer } from '../../src/authz/authorizer.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../src/admission/admission.js';
 import { ApiServer } from '../../src/server/apiserver.js';
-import { http, tempDir } from '../helpers/server.js';
+import { eventually, http, tempDir } from '../helpers/server.js';
 
 /** Capstan embedded in another program: `new ApiServer(options)` in this very process. */
 
@@ -17,6 +17,25 @@ function client(server: ApiServer): { url: string; creds: { ca: string; cert: st
 }
 
 const configMap = (name: string, data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
+
+/**
+ * Until the controllers' first writes are through: they pass admission too
+ * (as kube-controller-manager's and kube-apiserver's own writes do), so a
+ * test that records what admission sees starts after them.
+ */
+async function controllersSettled(server: ApiServer): Promise<void> {
+  const c = client(server);
+  const paths = [
+    ...['default', 'kube-system', 'kube-public', 'kube-node-lease'].flatMap((ns) => [`/api/v1/namespaces/${ns}/configmaps/kube-root-ca.crt`, `/api/v1/namespaces/${ns}/serviceaccounts/default`]),
+    '/api/v1/namespaces/default/services/kubernetes',
+    '/api/v1/namespaces/default/endpoints/kubernetes',
+    '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes',
+  ];
+  await eventually(async () => {
+    for (const p of paths) if ((await http(c, 'GET', p)).status !== 200) return false;
+    return true;
+  });
+}
 
 /** Listening and connected sockets still open in this process. */
 function liveSockets(): string[] {
@@ -140,6 +159,9 @@ describe('embedded server', () => {
     const server = new ApiServer({ admissionPlugins: [plugin] });
     await server.start();
     try {
+      await controllersSettled(server);
+      mutating.length = 0;
+      validating.length = 0;
       const admin = client(server);
       const created = await http(admin, 'POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-' } } });
       assert.equal(created.status, 201);
