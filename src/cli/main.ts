@@ -39,7 +39,7 @@ async function serve(argv: string[]): Promise<number> {
   const { config } = parsed;
   let server: ApiServer;
   try {
-    server = new ApiServer({ config });
+    server = new ApiServer({ config, lastResort: true });
   } catch (err) {
     // kube-apiserver refuses an unusable --runtime-config before it starts serving.
     if (err instanceof RuntimeConfigError) {

@@ -83,6 +83,14 @@ export interface ApiServerOptions {
   /** More controllers, started once the server listens and stopped with it. */
   controllers?: Controller[];
   logger?: Logger;
+  /**
+   * Install process-wide handlers that log an exception or rejection escaping
+   * a request's handling instead of letting it end the process
+   * (server/last-resort.ts). `capstan serve` sets it; an embedder owns its
+   * process (a test runner must still see its own uncaught errors), so the
+   * default is off.
+   */
+  lastResort?: boolean;
 }
 
 /**
@@ -137,7 +145,7 @@ export class ApiServer {
 
   async start(): Promise<void> {
     const cfg = this.config;
-    this.uninstallLastResort = installLastResort(this.logger);
+    if (this.options.lastResort) this.uninstallLastResort = installLastResort(this.logger);
     if (cfg.dataDir !== undefined) mkdirSync(cfg.dataDir, { recursive: true });
     this.pki =
       this.options.pki ??
