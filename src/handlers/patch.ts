@@ -55,8 +55,9 @@ function patcherFor(model: SchemaModel, definition: string, type: string, body: 
       throw toApiError(err);
     }
     if (!isPlainObject(patched)) throw badRequest('the patched document is not an object');
-    // Every later walk (field validation, encoding, storage) relies on the body limit.
-    if (valueNestingExceeds(patched, MAX_NESTING_DEPTH)) throw patchInvalid('', `exceeded max depth of ${MAX_NESTING_DEPTH}`);
+    // Every later walk (field validation, encoding, storage) relies on the body limit. Merge patches
+    // nest no deeper than the object or the patch (both checked); JSON patch copies and moves can.
+    if (type === JSON_PATCH && valueNestingExceeds(patched, MAX_NESTING_DEPTH)) throw patchInvalid('', `exceeded max depth of ${MAX_NESTING_DEPTH}`);
     return patched as KubeObject;
   };
 }

@@ -8,6 +8,22 @@ export interface StreamEvent {
   object: any;
 }
 
+/** Parses a JSON watch stream's lines as they arrive into `events` (times relative to `started`). */
+function eventCollector(events: StreamEvent[], started: number): (chunk: Buffer) => void {
+  let buf = '';
+  return (chunk) => {
+    buf += chunk.toString('utf8');
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      if (!line.trim()) continue;
+      const e = JSON.parse(line) as { type: string; object: unknown };
+      events.push({ at: Date.now() - started, type: e.type, object: e.object });
+    }
+  };
+}
+
 /** A watch request whose events are collected as they arrive. */
 export function openWatch(server: { url: string; creds: Credentials }, path: string): {
   events: StreamEvent[];
@@ -27,18 +43,8 @@ export function openWatch(server: { url: string; creds: Credentials }, path: str
     { method: 'GET', hostname: u.hostname, port: u.port, path: u.pathname + u.search, ca: server.creds.ca, cert: server.creds.cert, key: server.creds.key, agent: false },
     (res) => {
       resolveStatus(res.statusCode ?? 0);
-      let buf = '';
-      res.on('data', (d: Buffer) => {
-        buf += d.toString('utf8');
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          if (!line.trim()) continue;
-          const e = JSON.parse(line) as { type: string; object: unknown };
-          events.push({ at: Date.now() - started, type: e.type, object: e.object });
-        }
-      });
+      const collect = eventCollector(events, started);
+      res.on('data', collect);
       res.on('end', () => resolveEnded());
       res.on('close', () => resolveEnded());
     },
@@ -56,7 +62,6 @@ export function openWatch(server: { url: string; creds: Credentials }, path: str
     close: () => req.destroy(),
   };
 }
-
 
 /**
  * A watch whose client reads the response headers and then stops reading (a
@@ -83,18 +88,9 @@ export function openStalledWatch(
     (res) => {
       response = res;
       res.pause();
-      let buf = '';
+      const collect = eventCollector(events, started);
       res.on('data', (d: Buffer) => {
-        if (!parse) return;
-        buf += d.toString('utf8');
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          if (!line.trim()) continue;
-          const e = JSON.parse(line) as { type: string; object: unknown };
-          events.push({ at: Date.now() - started, type: e.type, object: e.object });
-        }
+        if (parse) collect(d);
       });
       res.on('error', () => undefined);
       res.on('close', () => resolveEnded(res.complete ? 'complete' : 'incomplete'));

@@ -10,23 +10,25 @@ import { isLongRunning } from './max-in-flight.js';
  * have their own deadline in readBody, which also closes the connection.
  */
 export function requestTimeout(ms: number): Filter {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     if (ms <= 0 || isLongRunning(ctx.info)) return next();
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<'expired'>((resolve) => {
-      timer = setTimeout(() => resolve('expired'), ms);
-    });
-    const served = next();
-    try {
-      if ((await Promise.race([served.then(() => 'served' as const), expired])) === 'expired') {
-        // The handler goes on; its outcome no longer reaches the client.
-        served.catch(() => undefined);
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        // The handler goes on; its outcome no longer reaches the client (the promise has settled).
         // A body still arriving is not waited for: the answer closes the connection.
         if (!ctx.req.complete) abandonBody(ctx);
-        throw timeout('request did not complete within requested timeout - context deadline exceeded', 0);
-      }
-    } finally {
-      clearTimeout(timer);
-    }
+        reject(timeout('request did not complete within requested timeout - context deadline exceeded', 0));
+      }, ms);
+      next().then(
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      );
+    });
   };
 }
