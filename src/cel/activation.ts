@@ -1,0 +1,41 @@
+import type { CelEnvironment } from './environment.js';
+import { MAX_REQUEST_SIZE_BYTES, multiplySaturating } from './limits.js';
+import type { DeclType, ObjectType } from './types.js';
+import { objectOf } from './types.js';
+import { jsonToCel, type CelValue } from './values.js';
+
+/**
+ * JSON → the CEL value of a declared type in an environment (object types
+ * become the environment's typed objects). Convert each object once per
+ * request and reuse the value across expressions.
+ */
+export function toCel(environment: CelEnvironment, json: unknown, type: DeclType): CelValue {
+  return jsonToCel(json, type, (t, fields) => environment.makeObject(t, fields));
+}
+
+/**
+ * A value of an object type whose fields are computed on first access and
+ * then kept (kube's lazily evaluated policy `variables`); a thunk's cost is
+ * charged to the evaluation that first reads it.
+ */
+export function lazyObject(environment: CelEnvironment, type: ObjectType, thunks: ReadonlyMap<string, () => CelValue>): CelValue {
+  return environment.makeLazyObject(type, thunks);
+}
+
+/** The `variables` type of a policy from its variables' names and compiled output types. */
+export function compositionType(variables: readonly { name: string; type: DeclType }[]): ObjectType {
+  return objectOf('kubernetes.variables', Object.fromEntries(variables.map((v) => [v.name, v.type])));
+}
+
+/**
+ * kube's maxCardinality: how many times data of the given minimum
+ * serialized size can occur in one request (rules under unbounded lists).
+ */
+export function maxCardinality(minSerializedSize: number): number {
+  return Math.floor(MAX_REQUEST_SIZE_BYTES / (minSerializedSize + 1));
+}
+
+/** A rule's cost over all the places it runs (kube's getExpressionCost). */
+export function expressionCost(maxCost: number, cardinality: number): number {
+  return multiplySaturating(maxCost, cardinality);
+}

@@ -1,0 +1,136 @@
+import type { CelEnvironment } from './environment.js';
+import { formatIssue, type CelError } from './errors.js';
+import { estimateCost, type AstNodeLike } from './cost-estimate.js';
+import type { CostEstimate } from './libraries/cost.js';
+import { instrument } from './runtime-cost.js';
+import { listOf, mapOf, namedType, Types, type DeclType, type ScalarTypeName } from './types.js';
+
+/** A checked, compiled expression: evaluate it with evaluate(). */
+export interface Program {
+  readonly expression: string;
+  readonly environment: CelEnvironment;
+  /** The result type in kube's spelling (bool, string, list(string), map(string, dyn), ...). */
+  readonly outputType: string;
+  /** The result type as a declared type (e.g. to declare a policy variable from it). */
+  readonly outputDeclType: DeclType;
+  /** Static worst-case cost (cel-go's estimate with the environment's size bounds). */
+  readonly cost: CostEstimate;
+  /** @internal runs the compiled expression against an activation of CEL values. */
+  readonly run: (activation: Record<string, unknown>) => unknown;
+}
+
+export type CompileResult = { readonly ok: true; readonly program: Program } | { readonly ok: false; readonly error: CelError };
+
+/** Options of compile(). */
+export interface CompileOptions {
+  /**
+   * Result types the use accepts (kube spelling, e.g. ['bool']); another
+   * result type is the error "must evaluate to bool" (kube's text).
+   */
+  readonly returnTypes?: readonly string[];
+}
+
+interface EngineType {
+  readonly kind: string;
+  readonly name: string;
+  readonly valueType?: EngineType;
+  readonly keyType?: EngineType;
+}
+
+const SCALARS = new Set(['bool', 'int', 'uint', 'double', 'string', 'bytes', 'null_type', 'dyn']);
+
+function declTypeOf(t: EngineType | undefined, env: CelEnvironment): DeclType {
+  if (!t) return Types.dyn;
+  switch (t.kind) {
+    case 'list': return listOf(declTypeOf(t.valueType, env));
+    case 'map': return mapOf(declTypeOf(t.keyType, env), declTypeOf(t.valueType, env));
+    case 'dyn': return Types.dyn;
+  }
+  if (t.name === 'google.protobuf.Timestamp') return Types.timestamp;
+  if (t.name === 'google.protobuf.Duration') return Types.duration;
+  if (SCALARS.has(t.name)) return { ...Types.dyn, name: t.name as ScalarTypeName };
+  return env.objectTypeNamed(t.name) ?? namedType(t.name);
+}
+
+/** kube's spelling of an engine type. */
+function kubeTypeName(t: EngineType | undefined): string {
+  if (!t) return 'dyn';
+  switch (t.kind) {
+    case 'list': return `list(${kubeTypeName(t.valueType)})`;
+    case 'map': return `map(${kubeTypeName(t.keyType)}, ${kubeTypeName(t.valueType)})`;
+  }
+  if (t.name === 'google.protobuf.Timestamp') return 'timestamp';
+  if (t.name === 'google.protobuf.Duration') return 'duration';
+  return t.name;
+}
+
+const MAX_CACHED = 10_000;
+const cache = new Map<string, CompileResult>();
+
+function remember(key: string, result: CompileResult): CompileResult {
+  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+  cache.set(key, result);
+  return result;
+}
+
+/** Number of compiled programs held by the cache (for tests and metrics). */
+export function compiledProgramCount(): number {
+  return cache.size;
+}
+
+/**
+ * Parses and type-checks an expression in an environment. Programs are
+ * cached by (environment identity, expression, return types): compiling the
+ * same text again in the same environment returns the same Program. Errors
+ * are kube's: "compilation failed: ERROR: <input>:L:C: ..." for syntax and
+ * type errors.
+ */
+export function compile(expression: string, environment: CelEnvironment, options: CompileOptions = {}): CompileResult {
+  const key = `${environment.id}\u0000${(options.returnTypes ?? []).join(',')}\u0000${expression}`;
+  const hit = cache.get(key);
+  if (hit) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  return remember(key, compileUncached(expression, environment, options));
+}
+
+function compileUncached(expression: string, environment: CelEnvironment, options: CompileOptions): CompileResult {
+  const engine = environment.engine;
+  let parsed: ReturnType<typeof engine.parse>;
+  try {
+    parsed = engine.parse(expression);
+  } catch (e) {
+    return { ok: false, error: { type: 'invalid', detail: `compilation failed: ${formatIssue(expression, e, environment.functionNames())}` } };
+  }
+  const checked = parsed.check();
+  if (!checked.valid) {
+    return { ok: false, error: { type: 'invalid', detail: `compilation failed: ${formatIssue(expression, checked.error, environment.functionNames())}` } };
+  }
+  const ast = parsed.ast as unknown as AstNodeLike & { checkedType?: EngineType };
+  const outputType = kubeTypeName(ast.checkedType);
+  const returnTypes = options.returnTypes;
+  if (returnTypes && returnTypes.length > 0 && !returnTypes.includes(outputType) && !returnTypes.includes('any')) {
+    const reason = returnTypes.length === 1 ? `must evaluate to ${returnTypes[0]}` : `must evaluate to one of [${returnTypes.join(' ')}]`;
+    return { ok: false, error: { type: 'invalid', detail: reason } };
+  }
+  let cost: CostEstimate;
+  try {
+    cost = estimateCost(ast, environment.variables, environment.pathSizes);
+  } catch (e) {
+    return { ok: false, error: { type: 'internal', detail: `cost estimation failed: ${(e as Error).message}` } };
+  }
+  instrument(parsed.ast);
+  return {
+    ok: true,
+    program: {
+      expression,
+      environment,
+      outputType,
+      outputDeclType: declTypeOf(ast.checkedType, environment),
+      cost,
+      run: (activation) => parsed(activation),
+    },
+  };
+}

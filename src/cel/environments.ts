@@ -1,0 +1,85 @@
+import { CelEnvironment, type VariableDeclaration } from './environment.js';
+import { AdmissionRequestType, AuthorizerType, NamespaceType, SubjectAccessReviewSpecType, UserInfoType } from './kube-types.js';
+import { schemaDeclType, type OpenApiSchema } from './schema-types.js';
+import { mapOf, Types, type DeclType, type ObjectType } from './types.js';
+
+/**
+ * The environments of each use of CEL in the server, with the variables kube
+ * declares. Each call builds a new environment (cache programs per
+ * environment: keep the environment as long as its expressions).
+ */
+
+/** What a CRD rule environment knows: the environment and self's type. */
+export interface RuleEnvironment {
+  readonly environment: CelEnvironment;
+  readonly selfType: DeclType;
+}
+
+/**
+ * x-kubernetes-validations rules at one schema node: `self` and `oldSelf`
+ * typed from the node's structural schema. Undefined when the node is not
+ * exposed to CEL (kube refuses rules there).
+ */
+export function crdRuleEnvironment(schema: OpenApiSchema, options: { isResourceRoot?: boolean; typeName?: string } = {}): RuleEnvironment | undefined {
+  const selfType = schemaDeclType(schema, options.typeName ?? 'selfType', options.isResourceRoot === true);
+  if (!selfType) return undefined;
+  return {
+    environment: new CelEnvironment([{ name: 'self', type: selfType }, { name: 'oldSelf', type: selfType }], { pathSizes: true }),
+    selfType,
+  };
+}
+
+function authorizerVariables(): VariableDeclaration[] {
+  return [{ name: 'authorizer', type: AuthorizerType }];
+}
+
+/** Declares the authorizer only when the library registered its type (it does with { authorizer: true }). */
+function withAuthorizer(vars: VariableDeclaration[]): CelEnvironment {
+  try {
+    return new CelEnvironment([...vars, ...authorizerVariables()], { authorizer: true });
+  } catch {
+    return new CelEnvironment(vars, { authorizer: true });
+  }
+}
+
+/**
+ * ValidatingAdmissionPolicy / MutatingAdmissionPolicy expressions: object,
+ * oldObject, params (dyn), request, namespaceObject, authorizer and, when
+ * the policy has variables, `variables` typed from their compiled output
+ * types (see compositionType).
+ */
+export function admissionPolicyEnvironment(options: { variables?: ObjectType } = {}): CelEnvironment {
+  const vars: VariableDeclaration[] = [
+    { name: 'object', type: Types.dyn },
+    { name: 'oldObject', type: Types.dyn },
+    { name: 'params', type: Types.dyn },
+    { name: 'request', type: AdmissionRequestType },
+    { name: 'namespaceObject', type: NamespaceType },
+  ];
+  if (options.variables) vars.push({ name: 'variables', type: options.variables });
+  return withAuthorizer(vars);
+}
+
+/** Admission webhooks' matchConditions: object, oldObject, request, authorizer. */
+export function webhookMatchConditionEnvironment(): CelEnvironment {
+  return withAuthorizer([
+    { name: 'object', type: Types.dyn },
+    { name: 'oldObject', type: Types.dyn },
+    { name: 'request', type: AdmissionRequestType },
+  ]);
+}
+
+/** Authorization webhooks' matchConditions: `request` is the SubjectAccessReviewSpec. */
+export function authorizationMatchConditionEnvironment(): CelEnvironment {
+  return new CelEnvironment([{ name: 'request', type: SubjectAccessReviewSpecType }]);
+}
+
+/** Authentication configuration's claimValidationRules and claimMappings: `claims`. */
+export function claimsEnvironment(): CelEnvironment {
+  return new CelEnvironment([{ name: 'claims', type: mapOf(Types.string, Types.dyn) }]);
+}
+
+/** Authentication configuration's userValidationRules: `user`. */
+export function userEnvironment(): CelEnvironment {
+  return new CelEnvironment([{ name: 'user', type: UserInfoType }]);
+}
