@@ -1,5 +1,8 @@
 import type { CelEnvironment } from './environment.js';
-import { MAX_REQUEST_SIZE_BYTES, multiplySaturating } from './limits.js';
+import {
+  costErrorMessage, CRD_TOTAL_COST_NAME, MAX_REQUEST_SIZE_BYTES, multiplySaturating, RULE_COST_NAME, STATIC_ESTIMATED_COST_LIMIT,
+  STATIC_ESTIMATED_CRD_COST_LIMIT,
+} from './limits.js';
 import type { DeclType, ObjectType } from './types.js';
 import { objectOf } from './types.js';
 import { jsonToCel, type CelValue } from './values.js';
@@ -38,4 +41,19 @@ export function maxCardinality(minSerializedSize: number): number {
 /** A rule's cost over all the places it runs (kube's getExpressionCost). */
 export function expressionCost(maxCost: number, cardinality: number): number {
   return multiplySaturating(maxCost, cardinality);
+}
+
+/**
+ * kube's refusal of one CRD rule whose estimated cost (max cost × the times
+ * it runs) is over StaticEstimatedCostLimit, or undefined when it fits:
+ * "estimated rule cost exceeds budget by factor of ...".
+ */
+export function ruleCostError(maxCost: number, cardinality = 1, costName = RULE_COST_NAME): string | undefined {
+  const cost = expressionCost(maxCost, cardinality);
+  return cost > STATIC_ESTIMATED_COST_LIMIT ? costErrorMessage(costName, cost, STATIC_ESTIMATED_COST_LIMIT) : undefined;
+}
+
+/** kube's refusal of a CRD schema whose rules' total estimated cost is over StaticEstimatedCRDCostLimit. */
+export function crdTotalCostError(total: number): string | undefined {
+  return total > STATIC_ESTIMATED_CRD_COST_LIMIT ? costErrorMessage(CRD_TOTAL_COST_NAME, total, STATIC_ESTIMATED_CRD_COST_LIMIT) : undefined;
 }

@@ -295,8 +295,8 @@ class Estimator {
 
 function fieldDecl(decl: DeclType | undefined, field: string): DeclType | undefined {
   if (!decl) return undefined;
+  // kube's size estimator follows object fields only: a map's `x.key` falls back to the type's size
   if (decl.kind === 'object') return decl.fields.get(field)?.type;
-  if (decl.kind === 'map') return decl.value;
   return undefined;
 }
 

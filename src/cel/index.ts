@@ -21,6 +21,6 @@ export {
 } from './types.js';
 export { AdmissionRequestType, NamespaceType, SubjectAccessReviewSpecType, UserInfoType } from './kube-types.js';
 export { celToJson, dynToCel, isUnorderedList, type CelValue } from './values.js';
-export { toCel, lazyObject, compositionType, maxCardinality, expressionCost } from './activation.js';
+export { compositionType, crdTotalCostError, expressionCost, lazyObject, maxCardinality, ruleCostError, toCel } from './activation.js';
 export * from './limits.js';
 export type { CostEstimate, SizeEstimate } from './libraries/cost.js';
