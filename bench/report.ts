@@ -2,6 +2,7 @@ import type { BenchConfig } from './config.js';
 import type { EtcdResult, EtcdRow } from './etcd.js';
 import type { PhaseResult } from './loop.js';
 import type { FieldValidationResult } from './field-validation.js';
+import type { CelBenchResult } from './cel.js';
 import type { ListResult } from './list.js';
 import type { StoreResult } from './store.js';
 import type { WatchResult } from './watch.js';
@@ -27,6 +28,7 @@ export interface Report {
   writes: PhaseResult[];
   /** In-process field validation of a Deployment body beside JSON.parse / js-yaml. */
   fieldValidation?: FieldValidationResult;
+  cel?: CelBenchResult;
   lists: ListResult[];
   watch: WatchResult[];
   /** Stalled watchers beside healthy ones, and the same run without them (absent in older reports). */
@@ -57,8 +59,9 @@ function howToRead(r: Report): string[] {
     '- **Start-up**: spawn to the ready line, measured by this process; "reported" is what the server prints (from its own process start). A resource\'s watch cache starts on its first read, or during start-up when a built-in controller watches that resource, and then lists the store; right after loading, the store\'s history (5 minutes) still holds every create and a starting cache also replays it, so the store is restarted twice: as loaded, and after a compaction pass (the steady state). The first reads after a restart show what is left to do lazily.',
     '- **Writes of big objects**: a Deployment with 100 containers (~25 KB) and a ConfigMap with 1,000 entries (~20 KB), each client changing one field of its own object: the baseline is a plain PUT of the whole object (no patch to compute, no fields to track beyond the update); the strategic merge patch changes one container image / one key; server-side apply sends the whole configuration with `force=true` as one manager.',
     '- **Field validation**: in this process, no server: the scan for unknown and duplicate fields and type errors (`checkFields`) of one Deployment body at each level, beside the parse every request pays anyway (`JSON.parse`, js-yaml); best of three 300 ms runs per row.',
+    '- **CEL**: in this process, no server: src/cel/ compiling (parse, type check, cost estimate; uncached and cache hit) and evaluating a CRD rule with all() over a 20-item list and an admission-policy rule, with runtime cost tracking, each beside a plain JavaScript function doing the same check, and @bufbuild/cel on the same CRD rule (the library not chosen); best of three 300 ms runs per row.',
     `- **Capstan on etcd**: the bench starts one single-member etcd on a temporary data dir (fsyncing its log as in production). The \`etcd client\` rows are this process calling that etcd directly with the \`etcd3\` npm client Capstan's store uses (one gRPC connection, ${r.concurrency} calls in flight, raw \`kv.put\`/\`kv.range\`): a put of the ConfigMap body the create phase sends, each to a new key; a range of one key; a range of 1,000 keys holding such bodies. When this process is near 100 % CPU in those rows, the client (gRPC and protobuf in one Node thread) is their limit, not etcd. Then Capstan on the etcd3 backend (the \`Backend\` line above is for the other sections): first one process, then that one and two more sharing its CA, with the same ${r.concurrency} HTTPS clients spread round-robin over the processes, each run in fresh namespaces. Create is a POST; update is a PUT of the client's own object with the resourceVersion it last got back (so no conflicts); each is one etcd transaction (compare and put), not a bare put. Get and list are consistent reads: one count-only range asks etcd for its current revision, then the watch cache answers, so a list never ranges over the 1,000 keys the way the baseline does and its ratio can exceed 1. \`Capstan / etcd client\` is Capstan's req/s over the req/s of the etcd client row for the same store operation (create and update vs put, get vs the range of one key, list vs the range of 1,000). CPU is Capstan (all its processes together) / etcd / this load-generating process. All of it runs on this one ${r.machine.cpus}-core machine: with three processes, Capstan, etcd and the load generator compete for the same cores, so the three-process rows show what spreading the load costs here, not how Capstan scales out over machines.`,
-    '- **Running it**: `npm run bench` (or `npx tsc -p tsconfig.json && node dist/bench/run.js`). `BENCH_QUICK=1` is a smoke run written to `quick.md`/`quick.json` instead; `BENCH_SECTIONS=core,writes,validation,list,watch,stalled,memory,etcd` picks sections (etcd is skipped, with a line saying so, when etcd is not installed); sizes: `BENCH_PHASE_MS`, `BENCH_WRITE_CLIENTS`, `BENCH_LIST_SIZES`, `BENCH_LIST_CLIENTS`, `BENCH_LIST_MS`, `BENCH_LIST_MIN_REQUESTS`, `BENCH_STORE_OBJECTS`, `BENCH_WATCHERS`, `BENCH_WATCH_RATE`, `BENCH_WATCH_SECONDS`, `BENCH_STALLED_WATCHERS`, `BENCH_STALLED_HEALTHY`, `BENCH_STALLED_RATE`, `BENCH_STALLED_SECONDS`, `BENCH_STALLED_PAYLOAD`, `BENCH_STALLED_SETTLE_SECONDS`; `BENCH_BACKEND=memory` for the in-memory store (no restart then). No number here is asserted anywhere.',
+    '- **Running it**: `npm run bench` (or `npx tsc -p tsconfig.json && node dist/bench/run.js`). `BENCH_QUICK=1` is a smoke run written to `quick.md`/`quick.json` instead; `BENCH_SECTIONS=core,writes,validation,cel,list,watch,stalled,memory,etcd` picks sections (etcd is skipped, with a line saying so, when etcd is not installed); sizes: `BENCH_PHASE_MS`, `BENCH_WRITE_CLIENTS`, `BENCH_LIST_SIZES`, `BENCH_LIST_CLIENTS`, `BENCH_LIST_MS`, `BENCH_LIST_MIN_REQUESTS`, `BENCH_STORE_OBJECTS`, `BENCH_WATCHERS`, `BENCH_WATCH_RATE`, `BENCH_WATCH_SECONDS`, `BENCH_STALLED_WATCHERS`, `BENCH_STALLED_HEALTHY`, `BENCH_STALLED_RATE`, `BENCH_STALLED_SECONDS`, `BENCH_STALLED_PAYLOAD`, `BENCH_STALLED_SETTLE_SECONDS`; `BENCH_BACKEND=memory` for the in-memory store (no restart then). No number here is asserted anywhere.',
     '',
   ];
 }
@@ -155,6 +158,16 @@ export function renderMarkdown(r: Report): string {
       '| operation | ops/s |',
       '|---|---:|',
       ...fv.rows.map((row) => `| ${row.name} | ${n(row.opsPerSec)} |`),
+      '',
+    );
+  }
+  if (r.cel) {
+    out.push(
+      '## CEL, in-process (src/cel/ over cel-js; best of three 300 ms runs)',
+      '',
+      '| operation | ops/s |',
+      '|---|---:|',
+      ...r.cel.rows.map((row) => `| ${row.name.replaceAll('|', '\\|')} | ${n(row.opsPerSec)} |`),
       '',
     );
   }

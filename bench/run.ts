@@ -16,6 +16,7 @@ import { watchSection, type WatchResult } from './watch.js';
 import { stalledSection, type StalledResult } from './stalled-watch.js';
 import { writesSection } from './writes.js';
 import { fieldValidationSection, type FieldValidationResult } from './field-validation.js';
+import { celSection, type CelBenchResult } from './cel.js';
 
 /**
  * `npm run bench`: Capstan over HTTPS, each measurement beside a baseline in
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
   let core: PhaseResult[] = [];
   let writes: PhaseResult[] = [];
   let fieldValidation: FieldValidationResult | undefined;
+  let cel: CelBenchResult | undefined;
   const lists: ListResult[] = [];
   let watch: WatchResult[] = [];
   let stalled: StalledResult[] = [];
@@ -85,6 +87,11 @@ async function main(): Promise<void> {
     fieldValidation = fieldValidationSection();
   }
 
+  if (cfg.sections.has('cel')) {
+    log('CEL (in-process)');
+    cel = celSection();
+  }
+
   if (cfg.sections.has('memory')) {
     const dataDir = tempDir('capstan-bench-store-');
     log(`store: memory, list and restart with ${cfg.storeObjects} objects`);
@@ -116,6 +123,7 @@ async function main(): Promise<void> {
     results: core,
     writes,
     ...(fieldValidation ? { fieldValidation } : {}),
+    ...(cel ? { cel } : {}),
     lists,
     watch,
     stalled,

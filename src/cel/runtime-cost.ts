@@ -65,7 +65,9 @@ function sizeOf(v: unknown): number {
 const ceil = (x: number): number => Math.min(Math.ceil(x), MAX_UINT64);
 
 function lastOf(n: unknown): unknown {
-  return (n as Node | undefined)?.[LAST];
+  const node = n as Node | undefined;
+  // literals are not wrapped: their value is their argument
+  return node?.op === 'value' ? node.args : node?.[LAST];
 }
 
 /** Per-iteration charges of cel-go's macro expansions, added on the predicate's evaluation. */
@@ -114,6 +116,27 @@ function binaryCost(node: Node, result: unknown): number {
       return 1;
   }
 }
+
+const FIXED_SIZE_TYPES = new Set(['bool', 'int', 'uint', 'double', 'null', 'google.protobuf.Timestamp', 'google.protobuf.Duration']);
+
+/** The node's cost when it does not depend on the values it sees; undefined when it does. */
+function constantCost(node: Node): number | undefined {
+  switch (node.op) {
+    case 'value': case '&&': case '||': case '?:': return 0;
+    case 'id': case '.': case '.?': case '[]': case '[?]': case '!_': case '-_': return 1;
+    case 'list': return 10;
+    case 'map': return 30;
+    case 'call': case 'rcall': return undefined;
+  }
+  if (Array.isArray(node.args) && node.args.length === 2) {
+    const types = (node.args as { checkedType?: { name?: string } }[]).map((a) => a.checkedType?.name);
+    return types.every((t) => t !== undefined && FIXED_SIZE_TYPES.has(t)) ? 1 : undefined;
+  }
+  return 0;
+}
+
+/** Children whose values their parent's cost reads (calls, comparisons of strings, lists). */
+const valueNeeded = new WeakSet<object>();
 
 function nodeCost(node: Node, result: unknown): number {
   switch (node.op) {
@@ -190,10 +213,28 @@ function wrap(node: Node, ctor: unknown): void {
     return;
   }
   const step = stepChargeOf(node);
+  const fixedCost = constantCost(node);
+  if (fixedCost === undefined) {
+    const children = node.op === 'rcall' ? [(node.args as unknown[])[1], ...((node.args as unknown[])[2] as unknown[])]
+      : node.op === 'call' ? ((node.args as unknown[])[1] as unknown[]) : (node.args as unknown[]);
+    for (const c of children) if (c !== null && typeof c === 'object') valueNeeded.add(c);
+  }
+  const keep = valueNeeded.has(node);
+  if (node.op === 'value' && !step) return;
+  if (fixedCost !== undefined && !step && !keep) {
+    if (fixedCost === 0) return;
+    node.evaluate = (ev, a, ctx) => {
+      const v = inner.call(node, ev, a, ctx);
+      const t = current;
+      if (t !== undefined && (t.cost += fixedCost) > t.limit) throw new CostLimitExceeded();
+      return v;
+    };
+    return;
+  }
   node.evaluate = (ev, a, ctx) => {
     const v = inner.call(node, ev, a, ctx);
-    node[LAST] = v;
-    let c = nodeCost(node, v);
+    if (keep) node[LAST] = v;
+    let c = fixedCost ?? nodeCost(node, v);
     if (step) c += step.fn === 'filter' && v === true ? step.stepCost + 12 : step.stepCost;
     if (c !== 0) charge(c);
     return v;
