@@ -1,4 +1,4 @@
-import type { CelEnvironment } from './environment.js';
+import { engineOf, type CelEnvironment } from './environment.js';
 import { formatIssue, type CelError } from './errors.js';
 import { estimateCost, type AstNodeLike } from './cost-estimate.js';
 import type { CostEstimate } from './libraries/cost.js';
@@ -28,7 +28,16 @@ export interface CompileOptions {
    * result type is the error "must evaluate to bool" (kube's text).
    */
   readonly returnTypes?: readonly string[];
+  /** The error when the result type is not one of returnTypes, if not kube's policy wording (e.g. RULE_MUST_BE_BOOL). */
+  readonly wrongTypeDetail?: string;
+  /** Prefix of syntax and type errors (kube: "compilation failed: "; CRD messageExpressions: "messageExpression compilation failed: "). */
+  readonly errorPrefix?: string;
 }
+
+/** kube's error for a CRD validation rule that is not a bool. */
+export const RULE_MUST_BE_BOOL = 'cel expression must evaluate to a bool';
+/** kube's error for a CRD rule's messageExpression that is not a string. */
+export const MESSAGE_EXPRESSION_MUST_BE_STRING = 'messageExpression must evaluate to a string';
 
 interface EngineType {
   readonly kind: string;
@@ -86,7 +95,7 @@ export function compiledProgramCount(): number {
  * type errors.
  */
 export function compile(expression: string, environment: CelEnvironment, options: CompileOptions = {}): CompileResult {
-  const key = `${environment.id}\u0000${(options.returnTypes ?? []).join(',')}\u0000${expression}`;
+  const key = `${environment.id}\u0000${(options.returnTypes ?? []).join(',')}\u0000${options.wrongTypeDetail ?? ''}\u0000${options.errorPrefix ?? ''}\u0000${expression}`;
   const hit = cache.get(key);
   if (hit) {
     cache.delete(key);
@@ -97,22 +106,24 @@ export function compile(expression: string, environment: CelEnvironment, options
 }
 
 function compileUncached(expression: string, environment: CelEnvironment, options: CompileOptions): CompileResult {
-  const engine = environment.engine;
+  const engine = engineOf(environment);
+  const prefix = options.errorPrefix ?? 'compilation failed: ';
   let parsed: ReturnType<typeof engine.parse>;
   try {
     parsed = engine.parse(expression);
   } catch (e) {
-    return { ok: false, error: { type: 'invalid', detail: `compilation failed: ${formatIssue(expression, e, environment.functionNames())}` } };
+    return { ok: false, error: { type: 'invalid', detail: `${prefix}${formatIssue(expression, e, environment.functionNames())}` } };
   }
   const checked = parsed.check();
   if (!checked.valid) {
-    return { ok: false, error: { type: 'invalid', detail: `compilation failed: ${formatIssue(expression, checked.error, environment.functionNames())}` } };
+    return { ok: false, error: { type: 'invalid', detail: `${prefix}${formatIssue(expression, checked.error, environment.functionNames())}` } };
   }
   const ast = parsed.ast as unknown as AstNodeLike & { checkedType?: EngineType };
   const outputType = kubeTypeName(ast.checkedType);
   const returnTypes = options.returnTypes;
   if (returnTypes && returnTypes.length > 0 && !returnTypes.includes(outputType) && !returnTypes.includes('any')) {
-    const reason = returnTypes.length === 1 ? `must evaluate to ${returnTypes[0]}` : `must evaluate to one of [${returnTypes.join(' ')}]`;
+    const reason = options.wrongTypeDetail ??
+      (returnTypes.length === 1 ? `must evaluate to ${returnTypes[0]}` : `must evaluate to one of [${returnTypes.join(' ')}]`);
     return { ok: false, error: { type: 'invalid', detail: reason } };
   }
   let cost: CostEstimate;

@@ -25,6 +25,14 @@ type ObjectCtor = new (entries?: Iterable<readonly [string, CelValue]>) => Map<s
 
 let nextId = 1;
 
+/** Each environment's cel-js environment, kept off the class so that no cel-js type appears in src/cel/'s API. */
+const engines = new WeakMap<CelEnvironment, Environment>();
+
+/** @internal the cel-js environment behind an environment (src/cel/ only; index.ts does not export it). */
+export function engineOf(env: CelEnvironment): Environment {
+  return engines.get(env)!;
+}
+
 const bases = new Map<boolean, Environment>();
 
 /** cel-go's options as cel-js spells them: optionals on, mixed aggregate literals allowed. */
@@ -73,8 +81,6 @@ export class CelEnvironment {
   readonly id = nextId++;
   /** Declared variables by name. */
   readonly variables: ReadonlyMap<string, DeclType>;
-  /** @internal the cel-js environment; never leaves src/cel/. */
-  readonly engine: Environment;
   /** @internal whether the authorizer library is registered. */
   readonly authorizer: boolean;
   /** @internal whether static sizes follow kube's CRD size estimator. */
@@ -87,11 +93,12 @@ export class CelEnvironment {
   constructor(variables: readonly VariableDeclaration[], options: EnvironmentOptions = {}) {
     this.authorizer = options.authorizer === true;
     this.pathSizes = options.pathSizes === true;
-    this.engine = baseEnvironment(this.authorizer).clone({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
+    const engine = baseEnvironment(this.authorizer).clone({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
+    engines.set(this, engine);
     const vars = new Map<string, DeclType>();
     for (const v of variables) {
       vars.set(v.name, v.type);
-      this.engine.registerVariable(v.name, this.#typeString(v.type));
+      engineOf(this).registerVariable(v.name, this.#typeString(v.type));
     }
     this.variables = vars;
     for (const scalar of ['string', 'int', 'double', 'bool', 'uint', 'bytes']) this.#registerListEquality(scalar);
@@ -127,15 +134,15 @@ export class CelEnvironment {
     for (const [f, field] of t.fields) fields[f] = this.#typeString(field.type);
     const ctor = { [name]: class extends Map<string, CelValue> {} }[name] as ObjectCtor;
     this.#ctors.set(t, ctor);
-    this.engine.registerType(name, { ctor, fields });
-    this.engine.registerOperator(`${name} == ${name}`, celEquals);
+    engineOf(this).registerType(name, { ctor, fields });
+    engineOf(this).registerOperator(`${name} == ${name}`, celEquals);
     this.#registerListEquality(name);
     return name;
   }
 
   #registerListEquality(elem: string): void {
     try {
-      this.engine.registerOperator(`list<${elem}> == list<${elem}>`, celEquals);
+      engineOf(this).registerOperator(`list<${elem}> == list<${elem}>`, celEquals);
     } catch {
       // already declared by a library: its equality stands
     }
@@ -145,7 +152,7 @@ export class CelEnvironment {
   functionNames(): ReadonlySet<string> {
     if (!this.#functionNames) {
       const names = new Set<string>(['has', 'all', 'exists', 'exists_one', 'map', 'filter']);
-      for (const f of this.engine.getDefinitions().functions) names.add(f.name);
+      for (const f of engineOf(this).getDefinitions().functions) names.add(f.name);
       this.#functionNames = names;
     }
     return this.#functionNames;

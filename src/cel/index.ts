@@ -10,7 +10,9 @@ export {
   admissionPolicyEnvironment, authorizationMatchConditionEnvironment, claimsEnvironment, crdRuleEnvironment,
   userEnvironment, webhookMatchConditionEnvironment, type RuleEnvironment,
 } from './environments.js';
-export { compile, compiledProgramCount, type CompileOptions, type CompileResult, type Program } from './compile.js';
+export {
+  compile, compiledProgramCount, MESSAGE_EXPRESSION_MUST_BE_STRING, RULE_MUST_BE_BOOL, type CompileOptions, type CompileResult, type Program,
+} from './compile.js';
 export { CostBudget, evaluate, type EvaluateOptions, type EvaluationErrorKind, type EvaluationResult } from './evaluate.js';
 export type { CelError } from './errors.js';
 export { escapeProperty, unescapeProperty } from './escaping.js';

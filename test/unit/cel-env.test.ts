@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 
 import {
   admissionPolicyEnvironment, authorizationMatchConditionEnvironment, celToJson, claimsEnvironment, compile,
-  compiledProgramCount, CostBudget, crdRuleEnvironment, escapeProperty, evaluate, schemaDeclType, toCel,
+  compiledProgramCount, CostBudget, RULE_MUST_BE_BOOL, crdRuleEnvironment, escapeProperty, evaluate, schemaDeclType, toCel,
   typeName, unescapeProperty, userEnvironment, webhookMatchConditionEnvironment, type OpenApiSchema, type Program,
 } from '../../src/cel/index.js';
 
@@ -140,6 +140,16 @@ describe('cel: compile errors in kube\'s form', () => {
       assert.match(r.error.detail, want);
     });
   }
+  it('a CRD rule that is not a bool: kube\'s CRD wording', () => {
+    const r = compile('self.name', env, { returnTypes: ['bool'], wrongTypeDetail: RULE_MUST_BE_BOOL });
+    assert.ok(!r.ok);
+    assert.equal(r.error.detail, 'cel expression must evaluate to a bool');
+  });
+  it('a messageExpression syntax error carries its own prefix', () => {
+    const r = compile('"a" +', env, { returnTypes: ['string'], errorPrefix: 'messageExpression compilation failed: ' });
+    assert.ok(!r.ok);
+    assert.match(r.error.detail, /^messageExpression compilation failed: ERROR: <input>:1:6: /);
+  });
   it('a result of the wrong type: "must evaluate to bool"', () => {
     const r = compile('self.name', env, { returnTypes: ['bool'] });
     assert.ok(!r.ok);
