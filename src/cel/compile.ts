@@ -3,7 +3,7 @@ import { formatIssue, type CelError } from './errors.js';
 import { estimateCost, type AstNodeLike } from './cost-estimate.js';
 import type { CostEstimate } from './libraries/cost.js';
 import { instrument } from './runtime-cost.js';
-import { listOf, mapOf, namedType, Types, type DeclType, type ScalarTypeName } from './types.js';
+import { listOf, mapOf, namedType, optionalOf, Types, type DeclType, type ScalarTypeName } from './types.js';
 
 /** A checked, compiled expression: evaluate it with evaluate(). */
 export interface Program {
@@ -54,6 +54,7 @@ function declTypeOf(t: EngineType | undefined, env: CelEnvironment): DeclType {
     case 'list': return listOf(declTypeOf(t.valueType, env));
     case 'map': return mapOf(declTypeOf(t.keyType, env), declTypeOf(t.valueType, env));
     case 'dyn': return Types.dyn;
+    case 'optional': return optionalOf(declTypeOf(t.valueType, env));
   }
   if (t.name === 'google.protobuf.Timestamp') return Types.timestamp;
   if (t.name === 'google.protobuf.Duration') return Types.duration;
@@ -67,42 +68,41 @@ function kubeTypeName(t: EngineType | undefined): string {
   switch (t.kind) {
     case 'list': return `list(${kubeTypeName(t.valueType)})`;
     case 'map': return `map(${kubeTypeName(t.keyType)}, ${kubeTypeName(t.valueType)})`;
+    case 'optional': return `optional_type(${kubeTypeName(t.valueType)})`;
   }
   if (t.name === 'google.protobuf.Timestamp') return 'timestamp';
   if (t.name === 'google.protobuf.Duration') return 'duration';
   return t.name;
 }
 
-const MAX_CACHED = 10_000;
-const cache = new Map<string, CompileResult>();
+/** Programs per environment, so that they go with it; the oldest go first past the bound. */
+const MAX_CACHED_PER_ENVIRONMENT = 4096;
+const caches = new WeakMap<CelEnvironment, Map<string, CompileResult>>();
 
-function remember(key: string, result: CompileResult): CompileResult {
-  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
-  cache.set(key, result);
-  return result;
-}
-
-/** Number of compiled programs held by the cache (for tests and metrics). */
-export function compiledProgramCount(): number {
-  return cache.size;
+/** Number of compiled programs (and compile errors) cached for an environment. */
+export function compiledProgramCount(environment: CelEnvironment): number {
+  return caches.get(environment)?.size ?? 0;
 }
 
 /**
  * Parses and type-checks an expression in an environment. Programs are
- * cached by (environment identity, expression, return types): compiling the
+ * cached by (environment, expression, options): compiling the
  * same text again in the same environment returns the same Program. Errors
  * are kube's: "compilation failed: ERROR: <input>:L:C: ..." for syntax and
  * type errors.
  */
 export function compile(expression: string, environment: CelEnvironment, options: CompileOptions = {}): CompileResult {
-  const key = `${environment.id}\u0000${(options.returnTypes ?? []).join(',')}\u0000${options.wrongTypeDetail ?? ''}\u0000${options.errorPrefix ?? ''}\u0000${expression}`;
+  let cache = caches.get(environment);
+  if (!cache) caches.set(environment, (cache = new Map()));
+  const key = options.returnTypes || options.wrongTypeDetail || options.errorPrefix
+    ? `${(options.returnTypes ?? []).join(',')}\u0000${options.wrongTypeDetail ?? ''}\u0000${options.errorPrefix ?? ''}\u0000${expression}`
+    : expression;
   const hit = cache.get(key);
-  if (hit) {
-    cache.delete(key);
-    cache.set(key, hit);
-    return hit;
-  }
-  return remember(key, compileUncached(expression, environment, options));
+  if (hit) return hit;
+  const result = compileUncached(expression, environment, options);
+  if (cache.size >= MAX_CACHED_PER_ENVIRONMENT) cache.delete(cache.keys().next().value!);
+  cache.set(key, result);
+  return result;
 }
 
 function compileUncached(expression: string, environment: CelEnvironment, options: CompileOptions): CompileResult {

@@ -46,6 +46,7 @@ function isNode(v: unknown): v is AstNodeLike {
 
 /** Size of a value reached through a variable's declared type (kube's sizeEstimator: {0, MaxElements}). */
 function declSize(decl: DeclType, pathSizes: boolean): SizeEstimate | undefined {
+  if (decl.kind === 'optional') return declSize(decl.value, pathSizes);
   if (decl.maxElements !== undefined) return { min: 0, max: decl.maxElements };
   if (decl.kind === 'scalar' && decl.name === 'dyn') return undefined;
   if (pathSizes) return decl.kind === 'list' || decl.kind === 'map' ? undefined : { min: 0, max: 0 };

@@ -117,6 +117,7 @@ export class CelEnvironment {
       case 'list': return `list<${this.#typeString(t.elem)}>`;
       case 'map': return `map<${this.#typeString(t.key)}, ${this.#typeString(t.value)}>`;
       case 'named': return t.name;
+      case 'optional': return `optional<${this.#typeString(t.value)}>`;
       case 'object': return this.#registerObject(t);
     }
   }

@@ -1,7 +1,7 @@
 import { CelEnvironment, type VariableDeclaration } from './environment.js';
 import { AdmissionRequestType, AuthorizerType, NamespaceType, SubjectAccessReviewSpecType, UserInfoType } from './kube-types.js';
 import { schemaDeclType, type OpenApiSchema } from './schema-types.js';
-import { mapOf, Types, type DeclType, type ObjectType } from './types.js';
+import { mapOf, optionalOf, Types, type DeclType, type ObjectType } from './types.js';
 
 /**
  * The environments of each use of CEL in the server, with the variables kube
@@ -13,6 +13,8 @@ import { mapOf, Types, type DeclType, type ObjectType } from './types.js';
 export interface RuleEnvironment {
   readonly environment: CelEnvironment;
   readonly selfType: DeclType;
+  /** oldSelf's type: self's, or optional(self's) for rules with optionalOldSelf (convert an absent old value to optional.none()). */
+  readonly oldSelfType: DeclType;
 }
 
 /**
@@ -20,12 +22,17 @@ export interface RuleEnvironment {
  * typed from the node's structural schema. Undefined when the node is not
  * exposed to CEL (kube refuses rules there).
  */
-export function crdRuleEnvironment(schema: OpenApiSchema, options: { isResourceRoot?: boolean; typeName?: string } = {}): RuleEnvironment | undefined {
+export function crdRuleEnvironment(
+  schema: OpenApiSchema,
+  options: { isResourceRoot?: boolean; typeName?: string; optionalOldSelf?: boolean } = {},
+): RuleEnvironment | undefined {
   const selfType = schemaDeclType(schema, options.typeName ?? 'selfType', options.isResourceRoot === true);
   if (!selfType) return undefined;
+  const oldSelfType = options.optionalOldSelf ? optionalOf(selfType) : selfType;
   return {
-    environment: new CelEnvironment([{ name: 'self', type: selfType }, { name: 'oldSelf', type: selfType }], { pathSizes: true }),
+    environment: new CelEnvironment([{ name: 'self', type: selfType }, { name: 'oldSelf', type: oldSelfType }], { pathSizes: true }),
     selfType,
+    oldSelfType,
   };
 }
 

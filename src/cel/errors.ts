@@ -11,13 +11,41 @@ export interface CelError {
   readonly detail: string;
 }
 
+interface EngineNode {
+  readonly pos?: number;
+  readonly start?: number;
+  readonly end?: number;
+  readonly op?: string;
+  readonly args?: unknown;
+}
+
 interface EngineError {
   readonly name?: string;
   readonly code?: string;
   readonly summary?: string;
   readonly message: string;
   readonly range?: { start: number; end: number };
-  readonly node?: { pos?: number; op?: string };
+  readonly node?: EngineNode;
+}
+
+const BINARY_OPERATORS = new Set(['+', '-', '*', '/', '%', '==', '!=', '<', '<=', '>', '>=', 'in', '&&', '||']);
+
+/** Where cel-go reports an error: at a binary expression's operator, else at the node. */
+function errorOffset(source: string, e: EngineError): number {
+  const n = e.node;
+  if (n?.op && BINARY_OPERATORS.has(n.op) && Array.isArray(n.args)) {
+    const lhs = n.args[0] as EngineNode | undefined;
+    if (lhs?.end !== undefined) {
+      const at = source.indexOf(n.op, lhs.end);
+      if (at >= 0) return at;
+    }
+  }
+  // cel-go places a selection at its dot, cel-js at the field name
+  if ((n?.op === '.' || n?.op === '.?') && n.pos !== undefined) {
+    const dot = source.lastIndexOf('.', n.pos);
+    if (dot >= 0) return dot;
+  }
+  return n?.pos ?? e.range?.start ?? 0;
 }
 
 /** cel-js spells types list<int>; cel-go list(int). */
@@ -45,6 +73,9 @@ function goMessage(e: EngineError, knownFunctions: ReadonlySet<string>): string 
       break;
     case 'no_such_key':
       if ((m = /^No such key: (.+)$/.exec(summary))) return `undefined field '${m[1]}'`;
+      break;
+    case 'cannot_index_type':
+      if ((m = /^Cannot index type '(.+)'$/.exec(summary))) return `type '${goTypeNames(m[1]!)}' does not support field selection`;
       break;
     case 'no_such_overload':
       if ((m = /^no such overload: (\S+) (\S+) (\S+)$/.exec(summary))) {
@@ -83,7 +114,7 @@ function lineAndColumn(source: string, offset: number): { line: number; column: 
  */
 export function formatIssue(source: string, err: unknown, knownFunctions: ReadonlySet<string>): string {
   const e = (err ?? {}) as EngineError;
-  const offset = e.node?.pos ?? e.range?.start ?? 0;
+  const offset = errorOffset(source, e);
   const { line, column, text } = lineAndColumn(source, offset);
   const message = goMessage(e, knownFunctions);
   const indicator = '.'.repeat(column - 1) + '^';
@@ -95,7 +126,9 @@ export function goEvaluationMessage(err: unknown): string {
   const e = (err ?? {}) as EngineError;
   const summary = e.summary ?? String(e.message ?? err).split('\n')[0]!;
   let m: RegExpExecArray | null;
+  if ((m = /index out of bounds, index (-?\d+) >= size (\d+)/.exec(summary))) return `index '${m[1]}' out of range in list size '${m[2]}'`;
   if ((m = /^No such key: (.+)$/.exec(summary))) return `no such key: ${m[1]}`;
+  if (summary === 'modulo by zero') return 'modulus by zero';
   if (e.code === 'no_such_overload' || e.code === 'no_matching_overload') return 'no such overload';
   if (e.code === 'numeric_overflow') return 'integer overflow';
   return summary;

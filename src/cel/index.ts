@@ -18,8 +18,9 @@ export type { CelError } from './errors.js';
 export { escapeProperty, unescapeProperty } from './escaping.js';
 export { schemaDeclType, type OpenApiSchema } from './schema-types.js';
 export {
-  listOf, mapOf, namedType, objectOf, sized, typeName, Types,
-  type DeclType, type ListType, type MapType, type NamedType, type ObjectField, type ObjectType, type ScalarType, type ScalarTypeName,
+  listOf, mapOf, namedType, objectOf, optionalOf, sized, typeName, Types,
+  type DeclType, type ListType, type MapType, type NamedType, type ObjectField, type ObjectType, type OptionalType, type ScalarType,
+  type ScalarTypeName,
 } from './types.js';
 export { AdmissionRequestType, NamespaceType, SubjectAccessReviewSpecType, UserInfoType } from './kube-types.js';
 export { celToJson, dynToCel, isUnorderedList, type CelValue } from './values.js';

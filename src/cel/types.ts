@@ -56,7 +56,13 @@ export interface NamedType extends Sized {
   readonly name: string;
 }
 
-export type DeclType = ScalarType | ListType | MapType | ObjectType | NamedType;
+/** optional(T): a value that may be absent (a CRD rule's oldSelf with optionalOldSelf). */
+export interface OptionalType extends Sized {
+  readonly kind: 'optional';
+  readonly value: DeclType;
+}
+
+export type DeclType = ScalarType | ListType | MapType | ObjectType | NamedType | OptionalType;
 
 function scalar(name: ScalarTypeName, minSerializedSize: number): ScalarType {
   return { kind: 'scalar', name, minSerializedSize };
@@ -93,6 +99,11 @@ export function objectOf(name: string, fields: Record<string, DeclType>, require
   return { kind: 'object', name, fields: map, minSerializedSize: 2 };
 }
 
+/** optional(value). */
+export function optionalOf(value: DeclType): OptionalType {
+  return { kind: 'optional', value, minSerializedSize: value.minSerializedSize, ...(value.maxElements === undefined ? {} : { maxElements: value.maxElements }) };
+}
+
 /** A library-registered type by name. */
 export function namedType(name: string): NamedType {
   return { kind: 'named', name, minSerializedSize: 1 };
@@ -109,6 +120,7 @@ export function typeName(t: DeclType): string {
     case 'scalar': return t.name;
     case 'list': return `list(${typeName(t.elem)})`;
     case 'map': return `map(${typeName(t.key)}, ${typeName(t.value)})`;
+    case 'optional': return `optional_type(${typeName(t.value)})`;
     default: return t.name;
   }
 }

@@ -1,3 +1,4 @@
+import { Optional } from '@marcbachmann/cel-js';
 import { Duration } from '@marcbachmann/cel-js/evaluator';
 import type { DeclType, ObjectType } from './types.js';
 
@@ -66,6 +67,7 @@ export function dynToCel(v: unknown): CelValue {
  * dropped), set/map lists marked for order-free equality.
  */
 export function jsonToCel(v: unknown, t: DeclType, make: ObjectFactory): CelValue {
+  if (t.kind === 'optional') return v === undefined || v === null ? Optional.none() : Optional.of(jsonToCel(v, t.value, make));
   if (v === null || v === undefined) return null;
   switch (t.kind) {
     case 'scalar':
@@ -126,6 +128,7 @@ export function celToJson(v: CelValue): unknown {
   if (v instanceof Date) return formatTimestamp(v);
   if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
   if (v instanceof Duration) return `${Number(v.valueOf()) / 1000}s`;
+  if (v instanceof Optional) return v.hasValue() ? celToJson(v.value()) : null;
   if (Array.isArray(v)) return v.map(celToJson);
   if (v instanceof Map) {
     const out: Record<string, unknown> = {};
