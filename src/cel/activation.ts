@@ -44,6 +44,29 @@ export function expressionCost(maxCost: number, cardinality: number): number {
 }
 
 /**
+ * kube's CELSchemaContext.MaxCardinality of a schema node: the product of
+ * the maxItems / maxProperties of every array and map crossed from the
+ * root (pass undefined for one without a bound); undefined when unbounded.
+ */
+export function pathCardinality(bounds: readonly (number | undefined)[]): number | undefined {
+  let n = 1;
+  for (const b of bounds) {
+    if (b === undefined) return undefined;
+    n = multiplySaturating(n, b);
+  }
+  return n;
+}
+
+/**
+ * The cost kube compares with StaticEstimatedCostLimit for a CRD rule: its
+ * max cost × its path cardinality, or × maxCardinality(self's minimum
+ * serialized size) when the path is unbounded.
+ */
+export function crdRuleCost(maxCost: number, cardinality: number | undefined, selfType: DeclType): number {
+  return expressionCost(maxCost, cardinality ?? maxCardinality(selfType.minSerializedSize));
+}
+
+/**
  * kube's refusal of one CRD rule whose estimated cost (max cost × the times
  * it runs) is over StaticEstimatedCostLimit, or undefined when it fits:
  * "estimated rule cost exceeds budget by factor of ...".

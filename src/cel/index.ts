@@ -24,6 +24,8 @@ export {
 } from './types.js';
 export { AdmissionRequestType, NamespaceType, SubjectAccessReviewSpecType, UserInfoType } from './kube-types.js';
 export { celToJson, dynToCel, isUnorderedList, type CelValue } from './values.js';
-export { compositionType, crdTotalCostError, expressionCost, lazyObject, maxCardinality, ruleCostError, toCel } from './activation.js';
+export {
+  compositionType, crdRuleCost, crdTotalCostError, expressionCost, lazyObject, maxCardinality, pathCardinality, ruleCostError, toCel,
+} from './activation.js';
 export * from './limits.js';
 export type { CostEstimate, SizeEstimate } from './libraries/cost.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import {
-  compile, crdRuleEnvironment, crdTotalCostError, evaluate, ruleCostError, toCel, type OpenApiSchema,
+  compile, crdRuleCost, crdRuleEnvironment, crdTotalCostError, evaluate, pathCardinality, ruleCostError, toCel, type OpenApiSchema,
 } from '../../src/cel/index.js';
 
 function staticCost(schema: OpenApiSchema, rule: string): number {
@@ -75,6 +75,16 @@ describe('cel: too expensive rules are refused with kube\'s message', () => {
     assert.match(ruleCostError(11_000_000)!, /by factor of 1\.100000x /);
     assert.match(ruleCostError(25_000_000)!, /by factor of 2\.5x /);
     assert.match(ruleCostError(2_000_000, 10)!, /by factor of 2\.0x /);
+  });
+  it('a rule under a list runs once per item: its cost times the path cardinality', () => {
+    const env = crdRuleEnvironment(str(64))!;
+    const r = compile('self.startsWith("a")', env.environment);
+    assert.ok(r.ok);
+    assert.equal(pathCardinality([10, 5]), 50);
+    assert.equal(pathCardinality([10, undefined]), undefined);
+    assert.equal(crdRuleCost(r.program.cost.max, 50, env.selfType), r.program.cost.max * 50);
+    // unbounded: kube's maxCardinality of a string (min size 2): 3 MiB / 3
+    assert.equal(crdRuleCost(r.program.cost.max, undefined, env.selfType), r.program.cost.max * Math.floor((3 * 1024 * 1024) / 3));
   });
   it('the CRD total', () => {
     assert.equal(crdTotalCostError(100_000_000), undefined);
