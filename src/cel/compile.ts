@@ -3,7 +3,7 @@ import { formatIssue, type CelError } from './errors.js';
 import { estimateCost, type AstNodeLike } from './cost-estimate.js';
 import type { CostEstimate } from './libraries/cost.js';
 import { instrument } from './runtime-cost.js';
-import { listOf, mapOf, namedType, optionalOf, Types, type DeclType, type ScalarTypeName } from './types.js';
+import { listOf, mapOf, namedType, optionalOf, Types, type DeclType } from './types.js';
 
 /** A checked, compiled expression: evaluate it with evaluate(). */
 export interface Program {
@@ -46,7 +46,10 @@ interface EngineType {
   readonly keyType?: EngineType;
 }
 
-const SCALARS = new Set(['bool', 'int', 'uint', 'double', 'string', 'bytes', 'null_type', 'dyn']);
+const SCALARS: Record<string, DeclType> = {
+  bool: Types.bool, int: Types.int, uint: Types.uint, double: Types.double, string: Types.string, bytes: Types.bytes,
+  null_type: Types.null, dyn: Types.dyn,
+};
 
 function declTypeOf(t: EngineType | undefined, env: CelEnvironment): DeclType {
   if (!t) return Types.dyn;
@@ -58,7 +61,8 @@ function declTypeOf(t: EngineType | undefined, env: CelEnvironment): DeclType {
   }
   if (t.name === 'google.protobuf.Timestamp') return Types.timestamp;
   if (t.name === 'google.protobuf.Duration') return Types.duration;
-  if (SCALARS.has(t.name)) return { ...Types.dyn, name: t.name as ScalarTypeName };
+  const scalar = SCALARS[t.name];
+  if (scalar) return scalar;
   return env.objectTypeNamed(t.name) ?? namedType(t.name);
 }
 
