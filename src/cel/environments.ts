@@ -5,9 +5,20 @@ import { mapOf, optionalOf, Types, type DeclType, type ObjectType } from './type
 
 /**
  * The environments of each use of CEL in the server, with the variables kube
- * declares. Each call builds a new environment (cache programs per
- * environment: keep the environment as long as its expressions).
+ * declares. Environments that depend on nothing (match conditions, claims,
+ * a policy without variables) are built once and shared, so that the same
+ * expression compiles once for every object that holds it; the others
+ * (a CRD schema node, a policy's variables) are built per call: keep them
+ * as long as their expressions (programs are cached per environment).
  */
+
+const shared = new Map<string, CelEnvironment>();
+
+function once(key: string, build: () => CelEnvironment): CelEnvironment {
+  let env = shared.get(key);
+  if (!env) shared.set(key, (env = build()));
+  return env;
+}
 
 /** What a CRD rule environment knows: the environment and self's type. */
 export interface RuleEnvironment {
@@ -56,6 +67,11 @@ function withAuthorizer(vars: VariableDeclaration[]): CelEnvironment {
  * types (see compositionType).
  */
 export function admissionPolicyEnvironment(options: { variables?: ObjectType } = {}): CelEnvironment {
+  if (!options.variables) return once('policy', () => policyEnvironment(undefined));
+  return policyEnvironment(options.variables);
+}
+
+function policyEnvironment(variables: ObjectType | undefined): CelEnvironment {
   const vars: VariableDeclaration[] = [
     { name: 'object', type: Types.dyn },
     { name: 'oldObject', type: Types.dyn },
@@ -63,30 +79,30 @@ export function admissionPolicyEnvironment(options: { variables?: ObjectType } =
     { name: 'request', type: AdmissionRequestType },
     { name: 'namespaceObject', type: NamespaceType },
   ];
-  if (options.variables) vars.push({ name: 'variables', type: options.variables });
+  if (variables) vars.push({ name: 'variables', type: variables });
   return withAuthorizer(vars);
 }
 
 /** Admission webhooks' matchConditions: object, oldObject, request, authorizer. */
 export function webhookMatchConditionEnvironment(): CelEnvironment {
-  return withAuthorizer([
+  return once('webhookMatch', () => withAuthorizer([
     { name: 'object', type: Types.dyn },
     { name: 'oldObject', type: Types.dyn },
     { name: 'request', type: AdmissionRequestType },
-  ]);
+  ]));
 }
 
 /** Authorization webhooks' matchConditions: `request` is the SubjectAccessReviewSpec. */
 export function authorizationMatchConditionEnvironment(): CelEnvironment {
-  return new CelEnvironment([{ name: 'request', type: SubjectAccessReviewSpecType }]);
+  return once('authorizationMatch', () => new CelEnvironment([{ name: 'request', type: SubjectAccessReviewSpecType }]));
 }
 
 /** Authentication configuration's claimValidationRules and claimMappings: `claims`. */
 export function claimsEnvironment(): CelEnvironment {
-  return new CelEnvironment([{ name: 'claims', type: mapOf(Types.string, Types.dyn) }]);
+  return once('claims', () => new CelEnvironment([{ name: 'claims', type: mapOf(Types.string, Types.dyn) }]));
 }
 
 /** Authentication configuration's userValidationRules: `user`. */
 export function userEnvironment(): CelEnvironment {
-  return new CelEnvironment([{ name: 'user', type: UserInfoType }]);
+  return once('user', () => new CelEnvironment([{ name: 'user', type: UserInfoType }]));
 }

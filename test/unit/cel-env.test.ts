@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+
+import { packageRootDir } from '../../src/api/files.js';
 
 import {
   admissionPolicyEnvironment, authorizationMatchConditionEnvironment, celToJson, claimsEnvironment, compile,
   compiledProgramCount, CostBudget, RULE_MUST_BE_BOOL, crdRuleEnvironment, escapeProperty, evaluate, schemaDeclType, toCel,
-  typeName, unescapeProperty, userEnvironment, compositionType, dynToCel, lazyObject, webhookMatchConditionEnvironment, type OpenApiSchema, type Program,
+  typeName, unescapeProperty, userEnvironment, compositionType, dynToCel, lazyObject, CelEnvironment, mapOf, Types, webhookMatchConditionEnvironment, type OpenApiSchema, type Program,
 } from '../../src/cel/index.js';
 
 function ok(expression: string, env: Parameters<typeof compile>[1]): Program {
@@ -178,8 +182,8 @@ describe('cel: environments declare kube\'s variables', () => {
 
 describe('cel: program cache', () => {
   it('same text, same environment → same program; another environment → another', () => {
-    const a = claimsEnvironment();
-    const b = claimsEnvironment();
+    const a = new CelEnvironment([{ name: 'claims', type: mapOf(Types.string, Types.dyn) }]);
+    const b = new CelEnvironment([{ name: 'claims', type: mapOf(Types.string, Types.dyn) }]);
     const p1 = ok('claims.sub == "x"', a);
     const p2 = ok('claims.sub == "x"', a);
     const p3 = ok('claims.sub == "x"', b);
@@ -187,6 +191,10 @@ describe('cel: program cache', () => {
     assert.notEqual(p1, p3);
     assert.equal(compiledProgramCount(a), 1);
     assert.equal(compiledProgramCount(b), 1);
+  });
+  it('shared environments are built once', () => {
+    assert.equal(claimsEnvironment(), claimsEnvironment());
+    assert.equal(admissionPolicyEnvironment(), admissionPolicyEnvironment());
   });
   it('errors are cached too', () => {
     const env = claimsEnvironment();
@@ -253,5 +261,24 @@ describe('cel: policy variables (composition)', () => {
     const r = evaluate(rule, { object, variables });
     assert.ok(r.ok && r.value === true);
     assert.equal(runs, 1);
+  });
+});
+
+describe('cel: src/cel/ is the only door to the CEL library', () => {
+  it('no file outside src/cel/ imports @marcbachmann/cel-js or @bufbuild/cel', () => {
+    const src = join(packageRootDir(), 'src');
+    const offenders: string[] = [];
+    const walk = (dir: string): void => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const p = join(dir, e.name);
+        if (e.isDirectory()) {
+          if (p !== join(src, 'cel')) walk(p);
+        } else if (e.name.endsWith('.ts') && /from '@(marcbachmann\/cel-js|bufbuild\/cel)/.test(readFileSync(p, 'utf8'))) {
+          offenders.push(p);
+        }
+      }
+    };
+    walk(src);
+    assert.deepEqual(offenders, []);
   });
 });
