@@ -1,0 +1,16 @@
+import { EvaluationError } from '@marcbachmann/cel-js';
+
+/**
+ * The error a Kubernetes library function reports at evaluation. Its
+ * `summary` is kube's text word for word (cel-js may append the source
+ * excerpt to `message` once the error reaches an AST node), so callers that
+ * print kube's messages read `summary`.
+ */
+export function libraryError(message: string): EvaluationError {
+  return new EvaluationError({ code: 'kubernetes_library_error', message });
+}
+
+/** cel-go's "no such overload" for a call whose runtime argument types match no overload. */
+export function noSuchOverload(): EvaluationError {
+  return new EvaluationError({ code: 'no_such_overload', message: 'no such overload' });
+}

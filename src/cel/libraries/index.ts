@@ -1,0 +1,42 @@
+import type { Environment } from '@marcbachmann/cel-js';
+
+import { registerExtLists, registerKubeLists } from './lists.js';
+import { registerTwoVarComprehensions } from './macros.js';
+import { registerRegex } from './regex.js';
+import { registerSets } from './sets.js';
+import { registerStrings } from './strings.js';
+import { CURRENT_VERSION, type KubeVersion, libraryEnabled, parseKubeVersion } from './versions.js';
+
+export type { KubeVersion, LibraryName } from './versions.js';
+export { LIBRARY_VERSIONS, libraryEnabled } from './versions.js';
+
+export interface KubernetesLibraryOptions {
+  /** Register the `Authorizer` type and its functions (for the environments that declare `authorizer`). */
+  authorizer?: boolean;
+  /**
+   * The compatibility version ("1.30"): only the libraries kube's base
+   * environment has at that version are registered. Defaults to 1.36.
+   */
+  version?: string;
+}
+
+/**
+ * Registers every Kubernetes CEL library kube-apiserver's base environment
+ * has at the given compatibility version on `env`, and returns it (cel-js
+ * environments are mutable until cloned). The environment must not have
+ * been cloned from yet.
+ */
+export function registerKubernetesLibraries(env: Environment, options: KubernetesLibraryOptions = {}): Environment {
+  const v: KubeVersion = options.version === undefined ? CURRENT_VERSION : parseKubeVersion(options.version);
+  if (libraryEnabled('urls', v)) registerUrlsIfPresent(env);
+  if (libraryEnabled('regex', v)) registerRegex(env);
+  if (libraryEnabled('lists', v)) registerKubeLists(env);
+  if (libraryEnabled('stringsV2', v)) registerStrings(env, 2);
+  else if (libraryEnabled('stringsV0', v)) registerStrings(env, 0);
+  if (libraryEnabled('sets', v)) registerSets(env);
+  if (libraryEnabled('twoVarComprehensions', v)) registerTwoVarComprehensions(env);
+  if (libraryEnabled('extLists', v)) registerExtLists(env);
+  return env;
+}
+
+function registerUrlsIfPresent(_env: Environment): void {}
