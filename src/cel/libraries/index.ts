@@ -1,5 +1,6 @@
 import type { Environment } from '@marcbachmann/cel-js';
 
+import { registerCIDR, registerIP } from './ip.js';
 import { registerExtLists, registerKubeLists } from './lists.js';
 import { registerTwoVarComprehensions } from './macros.js';
 import { registerRegex } from './regex.js';
@@ -34,6 +35,8 @@ export function registerKubernetesLibraries(env: Environment, options: Kubernete
   if (libraryEnabled('stringsV2', v)) registerStrings(env, 2);
   else if (libraryEnabled('stringsV0', v)) registerStrings(env, 0);
   if (libraryEnabled('sets', v)) registerSets(env);
+  if (libraryEnabled('ip', v)) registerIP(env);
+  if (libraryEnabled('cidr', v)) registerCIDR(env);
   if (libraryEnabled('twoVarComprehensions', v)) registerTwoVarComprehensions(env);
   if (libraryEnabled('extLists', v)) registerExtLists(env);
   return env;
