@@ -1,6 +1,8 @@
 import type { Environment } from '@marcbachmann/cel-js';
 
 import { registerCIDR, registerIP } from './ip.js';
+import { registerQuantity } from './quantity.js';
+import { registerURLs } from './urls.js';
 import { registerExtLists, registerKubeLists } from './lists.js';
 import { registerTwoVarComprehensions } from './macros.js';
 import { registerRegex } from './regex.js';
@@ -29,9 +31,10 @@ export interface KubernetesLibraryOptions {
  */
 export function registerKubernetesLibraries(env: Environment, options: KubernetesLibraryOptions = {}): Environment {
   const v: KubeVersion = options.version === undefined ? CURRENT_VERSION : parseKubeVersion(options.version);
-  if (libraryEnabled('urls', v)) registerUrlsIfPresent(env);
+  if (libraryEnabled('urls', v)) registerURLs(env);
   if (libraryEnabled('regex', v)) registerRegex(env);
   if (libraryEnabled('lists', v)) registerKubeLists(env);
+  if (libraryEnabled('quantity', v)) registerQuantity(env);
   if (libraryEnabled('stringsV2', v)) registerStrings(env, 2);
   else if (libraryEnabled('stringsV0', v)) registerStrings(env, 0);
   if (libraryEnabled('sets', v)) registerSets(env);
@@ -41,5 +44,3 @@ export function registerKubernetesLibraries(env: Environment, options: Kubernete
   if (libraryEnabled('extLists', v)) registerExtLists(env);
   return env;
 }
-
-function registerUrlsIfPresent(_env: Environment): void {}
