@@ -6,6 +6,7 @@ import { registerURLs } from './urls.js';
 import { registerExtLists, registerKubeLists } from './lists.js';
 import { registerTwoVarComprehensions } from './macros.js';
 import { registerRegex } from './regex.js';
+import { registerSemver } from './semver.js';
 import { registerSets } from './sets.js';
 import { registerStrings } from './strings.js';
 import { CURRENT_VERSION, type KubeVersion, libraryEnabled, parseKubeVersion } from './versions.js';
@@ -41,6 +42,7 @@ export function registerKubernetesLibraries(env: Environment, options: Kubernete
   if (libraryEnabled('ip', v)) registerIP(env);
   if (libraryEnabled('cidr', v)) registerCIDR(env);
   if (libraryEnabled('twoVarComprehensions', v)) registerTwoVarComprehensions(env);
+  if (libraryEnabled('semver', v)) registerSemver(env);
   if (libraryEnabled('extLists', v)) registerExtLists(env);
   return env;
 }
