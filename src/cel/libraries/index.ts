@@ -1,5 +1,6 @@
 import type { Environment } from '@marcbachmann/cel-js';
 
+import { registerFormat } from './format.js';
 import { registerCIDR, registerIP } from './ip.js';
 import { registerQuantity } from './quantity.js';
 import { registerURLs } from './urls.js';
@@ -41,6 +42,7 @@ export function registerKubernetesLibraries(env: Environment, options: Kubernete
   if (libraryEnabled('sets', v)) registerSets(env);
   if (libraryEnabled('ip', v)) registerIP(env);
   if (libraryEnabled('cidr', v)) registerCIDR(env);
+  if (libraryEnabled('format', v)) registerFormat(env);
   if (libraryEnabled('twoVarComprehensions', v)) registerTwoVarComprehensions(env);
   if (libraryEnabled('semver', v)) registerSemver(env);
   if (libraryEnabled('extLists', v)) registerExtLists(env);
