@@ -1,5 +1,6 @@
 import type { Environment } from '@marcbachmann/cel-js';
 
+import { registerAuthz } from './authz.js';
 import { registerFormat } from './format.js';
 import { registerCIDR, registerIP } from './ip.js';
 import { registerQuantity } from './quantity.js';
@@ -14,6 +15,7 @@ import { CURRENT_VERSION, type KubeVersion, libraryEnabled, parseKubeVersion } f
 
 export type { KubeVersion, LibraryName } from './versions.js';
 export { LIBRARY_VERSIONS, libraryEnabled } from './versions.js';
+export * from './authz.js';
 
 export interface KubernetesLibraryOptions {
   /** Register the `Authorizer` type and its functions (for the environments that declare `authorizer`). */
@@ -36,6 +38,7 @@ export function registerKubernetesLibraries(env: Environment, options: Kubernete
   if (libraryEnabled('urls', v)) registerURLs(env);
   if (libraryEnabled('regex', v)) registerRegex(env);
   if (libraryEnabled('lists', v)) registerKubeLists(env);
+  if (options.authorizer && libraryEnabled('authz', v)) registerAuthz(env, libraryEnabled('authzSelectors', v));
   if (libraryEnabled('quantity', v)) registerQuantity(env);
   if (libraryEnabled('stringsV2', v)) registerStrings(env, 2);
   else if (libraryEnabled('stringsV0', v)) registerStrings(env, 0);
