@@ -14,7 +14,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['machinery'],
   ['api', 'storage'],
   ['codec', 'patch'],
-  ['validation', 'apply', 'http', 'cache'],
+  ['validation', 'apply', 'http', 'cache', 'cel'],
   ['registry'],
   ['admission', 'authn', 'authz'],
   ['handlers', 'controllers', 'observability'],
