@@ -25,7 +25,9 @@ describe('CEL library: kube lists', () => {
     { expr: '[1, 2, 3, 2].lastIndexOf(2)', value: 3n },
     { expr: '[1, 2, 3].indexOf(4)', value: -1n },
     { expr: "['a', 'b'].lastIndexOf('c')", value: -1n },
-    { expr: "[1, 2].indexOf('a')", compileError: /no matching overload/ },
+    { expr: "[1, 2].indexOf('a')", compileError: "found no matching overload for 'list<int>.indexOf(string)'" },
+    { expr: 'x.indexOf(2)', vars: { x: [1n, 2n] }, value: 1n },
+    { expr: '[dyn(1), dyn(2.0)].indexOf(2)', value: 1n },
   ]);
 });
 

@@ -10,7 +10,3 @@ export function libraryError(message: string): EvaluationError {
   return new EvaluationError({ code: 'kubernetes_library_error', message });
 }
 
-/** cel-go's "no such overload" for a call whose runtime argument types match no overload. */
-export function noSuchOverload(): EvaluationError {
-  return new EvaluationError({ code: 'no_such_overload', message: 'no such overload' });
-}

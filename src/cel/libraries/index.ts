@@ -1,6 +1,7 @@
 import type { Environment } from '@marcbachmann/cel-js';
 
 import { registerAuthz } from './authz.js';
+import { registerStringBuiltinOverrides } from './builtins.js';
 import { registerFormat } from './format.js';
 import { registerCIDR, registerIP } from './ip.js';
 import { registerQuantity } from './quantity.js';
@@ -37,6 +38,8 @@ export function registerKubernetesLibraries(env: Environment, options: Kubernete
   const v: KubeVersion = options.version === undefined ? CURRENT_VERSION : parseKubeVersion(options.version);
   if (libraryEnabled('urls', v)) registerURLs(env);
   if (libraryEnabled('regex', v)) registerRegex(env);
+  // indexOf/lastIndexOf/substring with cel-go's semantics: kube's lists (1.0) and ext.Strings (every version).
+  registerStringBuiltinOverrides(env);
   if (libraryEnabled('lists', v)) registerKubeLists(env);
   if (options.authorizer && libraryEnabled('authz', v)) registerAuthz(env, libraryEnabled('authzSelectors', v));
   if (libraryEnabled('quantity', v)) registerQuantity(env);

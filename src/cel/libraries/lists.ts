@@ -29,15 +29,7 @@ export function registerKubeLists(env: Environment): void {
     env.registerFunction(`list<${t}>.max(): ${t}`, (l: CelValue) => extreme(l, 'max', -1));
   }
   for (const [t, zero] of SUMMABLE) env.registerFunction(`list<${t}>.sum(): ${t}`, (l: CelValue) => sum(l, zero));
-  env.registerFunction('list<A>.indexOf(A): int', (l: CelValue, x: CelValue) => {
-    const list = toList(l);
-    return BigInt(list.findIndex((v) => celEquals(v, x)));
-  });
-  env.registerFunction('list<A>.lastIndexOf(A): int', (l: CelValue, x: CelValue) => {
-    const list = toList(l);
-    for (let i = list.length - 1; i >= 0; i--) if (celEquals(list[i], x)) return BigInt(i);
-    return -1n;
-  });
+  // indexOf and lastIndexOf on lists: builtins.ts (macros that also take over cel-js's string forms).
 }
 
 function compareOrFail(a: CelValue, b: CelValue): number {
