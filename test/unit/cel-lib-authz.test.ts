@@ -114,6 +114,45 @@ describe('CEL library: authorizer (from 1.27)', () => {
     assert.equal(await r, 'later!');
   });
 
+  it('awaits an asynchronous authorizer inside the library macros', async () => {
+    const b: AuthorizerBinding = {
+      authorize: async (a) => {
+        await new Promise((r) => setImmediate(r));
+        return { decision: a.path === '/yes' ? 'Allow' : 'Deny', reason: a.path ?? '' };
+      },
+    };
+    const vars = { authorizer: newAuthorizer(user, b) };
+    const e = env();
+    const cases: Array<[string, unknown]> = [
+      ["['/yes', '/no'].transformList(i, p, authorizer.path(p).check('get').allowed())", [true, false]],
+      ["['/yes', '/no'].transformList(i, p, authorizer.path(p).check('get').allowed(), i)", [0n]],
+      ["['/yes', '/no'].all(i, p, authorizer.path(p).check('get').allowed())", false],
+      ["['/no', '/yes'].exists(i, p, authorizer.path(p).check('get').allowed())", true],
+      ["['/no', '/yes'].existsOne(i, p, authorizer.path(p).check('get').allowed())", true],
+      ["['/yes', '/a', '/b'].sortBy(p, authorizer.path(p).check('get').reason())", ['/a', '/b', '/yes']],
+      ["authorizer.path('/yes').check('get').reason().indexOf('e')", 2n],
+    ];
+    for (const [expr, want] of cases) {
+      const r = e.evaluate(expr, vars);
+      assert.ok(r instanceof Promise, expr);
+      assert.deepEqual(await r, want, expr);
+    }
+  });
+
+  it('interleaved asynchronous evaluations of one program keep their own variables', async () => {
+    const b: AuthorizerBinding = {
+      authorize: async (a) => {
+        await new Promise((r) => setTimeout(r, a.path === '/slow' ? 5 : 0));
+        return { decision: 'Allow', reason: a.path ?? '' };
+      },
+    };
+    const program = env().parse("xs.transformList(i, p, authorizer.path(p).check('get').reason())");
+    const vars = (xs: string[]) => ({ authorizer: newAuthorizer(user, b), xs });
+    const [a, c] = await Promise.all([program(vars(['/slow', '/a'])), program(vars(['/b', '/slow']))]);
+    assert.deepEqual(a, ['/slow', '/a']);
+    assert.deepEqual(c, ['/b', '/slow']);
+  });
+
   it('fieldSelector and labelSelector arrive with 1.31', () => {
     const r = env('1.30').check("authorizer.group('').resource('pods').labelSelector('a=b').check('list').allowed()");
     assert.equal(r.valid, false);

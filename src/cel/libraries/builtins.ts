@@ -1,5 +1,6 @@
 import { type Environment, EvaluationError } from '@marcbachmann/cel-js';
 
+import { whenAll } from './async.js';
 import { libraryError } from './errors.js';
 import { celEquals, codePoints, type CelValue } from './values.js';
 
@@ -23,6 +24,8 @@ interface TypeDecl {
 }
 interface AstNode {
   readonly op: string;
+  readonly maybeAsync: boolean;
+  setMeta(key: string, value: unknown): unknown;
 }
 interface Checker {
   check(node: AstNode, ctx: unknown): TypeDecl;
@@ -134,6 +137,7 @@ function macroFor(o: Override, { ast, args, receiver }: MacroCall): object {
     typeCheck(chk: Checker, _m: unknown, ctx: unknown): TypeDecl {
       const recv = chk.check(receiver, ctx);
       const argTypes = args.map((a) => chk.check(a, ctx));
+      if (!receiver.maybeAsync && !args.some((a) => a.maybeAsync)) ast.setMeta('async', false);
       const fits = (t: TypeDecl, want: string): boolean => t.kind === 'dyn' || t.name === want;
       if (recv.kind === 'dyn' || (recv.name === 'string' && o.params.every((p, i) => fits(argTypes[i]!, p)))) {
         return chk.getType(o.result);
@@ -148,18 +152,20 @@ function macroFor(o: Override, { ast, args, receiver }: MacroCall): object {
       throw chk.createError('no_matching_overload', noOverload(o.name, recv.name, argTypes.map((t) => t.name)), ast);
     },
     evaluate(ev: Evaluator, _m: unknown, ctx: unknown): CelValue {
-      const recv = ev.run(receiver, ctx);
-      const values = args.map((a) => ev.run(a, ctx));
-      if (typeof recv === 'string' && o.params.every((p, i) => runtimeKind(values[i]) === p)) {
-        return (o.onString as (...a: unknown[]) => CelValue)(recv, ...values);
-      }
-      if ((Array.isArray(recv) || recv instanceof Set) && o.onList) return o.onList([...recv], values[0]);
-      throw new EvaluationError({
-        code: 'no_matching_overload',
-        message: noOverload(o.name, runtimeKind(recv) ?? typeof recv, values.map((v) => runtimeKind(v) ?? typeof v)),
-      });
+      return whenAll([receiver, ...args].map((a) => ev.run(a, ctx)), ([recv, ...values]) => apply(o, recv, values));
     },
   };
+}
+
+function apply(o: Override, recv: unknown, values: unknown[]): CelValue {
+  if (typeof recv === 'string' && o.params.every((p, i) => runtimeKind(values[i]) === p)) {
+    return (o.onString as (...a: unknown[]) => CelValue)(recv, ...values);
+  }
+  if ((Array.isArray(recv) || recv instanceof Set) && o.onList) return o.onList([...recv], values[0]);
+  throw new EvaluationError({
+    code: 'no_matching_overload',
+    message: noOverload(o.name, runtimeKind(recv) ?? typeof recv, values.map((v) => runtimeKind(v) ?? typeof v)),
+  });
 }
 
 /**

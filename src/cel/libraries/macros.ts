@@ -1,5 +1,6 @@
 import type { Environment } from '@marcbachmann/cel-js';
 
+import { attempt, Caught, loop } from './async.js';
 import { libraryError } from './errors.js';
 import { celEquals, type CelValue, isMapValue, mapEntries, toList } from './values.js';
 
@@ -8,7 +9,7 @@ import { celEquals, type CelValue, isMapValue, mapEntries, toList } from './valu
  * AST returns hooks that the type checker and the evaluator call. The shapes
  * below are the parts of cel-js's (untyped) macro interface these macros use.
  */
-interface AstNode {
+interface AstNode extends AstMeta {
   readonly op: string;
   readonly args: unknown;
 }
@@ -17,12 +18,14 @@ interface TypeDecl {
   readonly valueType?: TypeDecl;
   readonly keyType?: TypeDecl;
 }
-interface CheckContext {
-  forkWithVariable(name: string, type: TypeDecl): CheckContext;
+/** Type-check and evaluation contexts alike fork a context with one more variable. */
+interface Context {
+  forkWithVariable(name: string, type: TypeDecl): Context;
+  setIterValue(v: unknown, ev: Evaluator): Context;
 }
-interface EvalContext {
-  reuse(parent: unknown): EvalContext;
-  setIterValue(v: unknown, ev: Evaluator): EvalContext;
+interface AstMeta {
+  readonly maybeAsync: boolean;
+  setMeta(key: string, value: unknown): unknown;
 }
 interface Checker {
   check(node: AstNode, ctx: unknown): TypeDecl;
@@ -64,23 +67,32 @@ type SortByKeys = (list: readonly CelValue[], keys: readonly CelValue[]) => CelV
 
 /** ext.Lists' `list.sortBy(e, keyExpr)`: the list ordered by each element's key. */
 export function registerSortBy(env: Environment, sortByKeys: SortByKeys): void {
-  env.registerFunction('list.sortBy(ast, ast): list', ({ args, receiver }: MacroCall) => {
+  env.registerFunction('list.sortBy(ast, ast): list', ({ ast, args, receiver }: MacroCall) => {
     const name = identifier(args[0]!, 'sortBy(var, ...) variable name must be a simple identifier');
     const keyExpr = args[1]!;
-    let iterCtx: CheckContext & EvalContext;
+    let elem: TypeDecl;
     return {
-      typeCheck(chk: Checker, _m: unknown, ctx: CheckContext): TypeDecl {
+      typeCheck(chk: Checker, _m: unknown, ctx: Context): TypeDecl {
         const listType = chk.check(receiver, ctx);
-        const elem = listType.kind === 'list' ? (listType.valueType ?? chk.getType('dyn')) : chk.getType('dyn');
-        iterCtx = ctx.forkWithVariable(name, elem) as CheckContext & EvalContext;
-        chk.check(keyExpr, iterCtx);
+        elem = listType.kind === 'list' ? (listType.valueType ?? chk.getType('dyn')) : chk.getType('dyn');
+        chk.check(keyExpr, ctx.forkWithVariable(name, elem));
+        if (!receiver.maybeAsync && !keyExpr.maybeAsync) ast.setMeta('async', false);
         return listType;
       },
-      evaluate(ev: Evaluator, _m: unknown, ctx: unknown): CelValue[] {
-        const list = toList(ev.run(receiver, ctx));
-        const c = iterCtx.reuse(ctx);
-        const keys = list.map((v) => ev.run(keyExpr, c.setIterValue(v, ev)));
-        return sortByKeys(list, keys);
+      evaluate(ev: Evaluator, _m: unknown, ctx: Context): unknown {
+        const run = (range: unknown): unknown => {
+          const list = toList(range);
+          const c = ctx.forkWithVariable(name, elem);
+          const keys: unknown[] = [];
+          return loop(
+            list,
+            (v) => ev.run(keyExpr, c.setIterValue(v, ev)),
+            (k) => void keys.push(k),
+            () => sortByKeys(list, keys),
+          );
+        };
+        const range = ev.run(receiver, ctx);
+        return range instanceof Promise ? range.then(run) : run(range);
       },
     };
   });
@@ -113,23 +125,22 @@ export function registerTwoVarComprehensions(env: Environment): void {
   }
 }
 
-function twoVarMacro(name: string, kind: Kind, { args, receiver }: MacroCall): object {
+function twoVarMacro(name: string, kind: Kind, { ast, args, receiver }: MacroCall): object {
   const msg = `${name}() variable names must be simple identifiers`;
   const first = identifier(args[0]!, msg);
   const second = identifier(args[1]!, msg);
   if (first === second) throw libraryError(`${name}() second variable must be different from the first variable`);
   const filter = args.length === 4 ? args[2]! : undefined;
   const body = args[args.length - 1]!;
-  let iterCtx: CheckContext & EvalContext;
-  let innerCtx: CheckContext & EvalContext;
+  let types: { first: TypeDecl; second: TypeDecl };
   return {
-    typeCheck(chk: Checker, _m: unknown, ctx: CheckContext): TypeDecl {
+    typeCheck(chk: Checker, _m: unknown, ctx: Context): TypeDecl {
       const rangeType = chk.check(receiver, ctx);
-      const t = iterationTypes(chk, rangeType, receiver);
-      iterCtx = ctx.forkWithVariable(first, t.first) as CheckContext & EvalContext;
-      innerCtx = iterCtx.forkWithVariable(second, t.second) as CheckContext & EvalContext;
-      if (filter) chk.check(filter, innerCtx);
-      const bodyType = chk.check(body, innerCtx);
+      types = iterationTypes(chk, rangeType, receiver);
+      const inner = ctx.forkWithVariable(first, types.first).forkWithVariable(second, types.second);
+      if (filter) chk.check(filter, inner);
+      const bodyType = chk.check(body, inner);
+      if (!receiver.maybeAsync && !body.maybeAsync && !filter?.maybeAsync) ast.setMeta('async', false);
       switch (kind) {
         case 'all':
         case 'exists':
@@ -138,83 +149,116 @@ function twoVarMacro(name: string, kind: Kind, { args, receiver }: MacroCall): o
         case 'transformList':
           return chk.registry.getListType(bodyType);
         case 'transformMap':
-          return chk.registry.getMapType(t.first, bodyType);
+          return chk.registry.getMapType(types.first, bodyType);
         case 'transformMapEntry':
           return bodyType.kind === 'map' ? bodyType : chk.getType('map');
       }
     },
-    evaluate(ev: Evaluator, _m: unknown, ctx: unknown): unknown {
-      const range = ev.run(receiver, ctx);
-      const outer = iterCtx.reuse(ctx);
-      const inner = innerCtx.reuse(outer);
-      const bind = (a: unknown, b: unknown): EvalContext => {
-        outer.setIterValue(a, ev);
-        return inner.setIterValue(b, ev);
+    evaluate(ev: Evaluator, _m: unknown, ctx: Context): unknown {
+      const run = (range: unknown): unknown => {
+        // Fresh contexts per evaluation: an asynchronous evaluation may interleave with another.
+        const outer = ctx.forkWithVariable(first, types.first);
+        const inner = outer.forkWithVariable(second, types.second);
+        const bind = ([a, b]: [unknown, unknown]): Context => {
+          outer.setIterValue(a, ev);
+          return inner.setIterValue(b, ev);
+        };
+        return evaluateTwoVar(name, kind, pairs(range), bind, (node, c) => ev.run(node, c), filter, body);
       };
-      const run = (node: AstNode, c: EvalContext): unknown => ev.run(node, c);
-      switch (kind) {
-        case 'all':
-        case 'exists': {
-          const want = kind === 'exists';
-          let error: unknown;
-          for (const [a, b] of pairs(range)) {
-            let r: unknown;
-            try {
-              r = run(body, bind(a, b));
-            } catch (e) {
-              error ??= e;
-              continue;
-            }
-            if (typeof r !== 'boolean') throw libraryError(`${name}() predicate must return bool`);
-            if (r === want) return want;
-          }
-          if (error !== undefined) throw error;
-          return !want;
-        }
-        case 'existsOne': {
-          let count = 0;
-          for (const [a, b] of pairs(range)) {
-            const r = run(body, bind(a, b));
-            if (typeof r !== 'boolean') throw libraryError(`${name}() predicate must return bool`);
-            if (r) count++;
-          }
-          return count === 1;
-        }
-        case 'transformList': {
-          const out: unknown[] = [];
-          for (const [a, b] of pairs(range)) {
-            const c = bind(a, b);
-            if (filter && run(filter, c) !== true) continue;
-            out.push(run(body, c));
-          }
-          return out;
-        }
-        case 'transformMap': {
-          const out = new Map<unknown, unknown>();
-          for (const [a, b] of pairs(range)) {
-            const c = bind(a, b);
-            if (filter && run(filter, c) !== true) continue;
-            out.set(a, run(body, c));
-          }
-          return out;
-        }
-        case 'transformMapEntry': {
-          const out = new Map<unknown, unknown>();
-          for (const [a, b] of pairs(range)) {
-            const c = bind(a, b);
-            if (filter && run(filter, c) !== true) continue;
-            const entry = run(body, c);
-            if (!isMapValue(entry)) throw libraryError(`${name}() expression must return a map`);
-            for (const [k, v] of mapEntries(entry)) {
-              if ([...out.keys()].some((x) => celEquals(x, k))) {
-                throw libraryError(`insert failed: key ${String(k)} already exists`);
-              }
-              out.set(k, v);
-            }
-          }
-          return out;
-        }
-      }
+      const range = ev.run(receiver, ctx);
+      return range instanceof Promise ? range.then(run) : run(range);
     },
   };
+}
+
+type Pair = [unknown, unknown];
+
+function evaluateTwoVar(
+  name: string,
+  kind: Kind,
+  items: Pair[],
+  bind: (p: Pair) => Context,
+  run: (node: AstNode, c: Context) => unknown,
+  filter: AstNode | undefined,
+  body: AstNode,
+): unknown {
+  const predicate = (r: unknown): boolean => {
+    if (typeof r !== 'boolean') throw libraryError(`${name}() predicate must return bool`);
+    return r;
+  };
+  switch (kind) {
+    case 'all':
+    case 'exists': {
+      // Errors count only when no element decides the result, as cel-go's quantifiers.
+      const want = kind === 'exists';
+      let decided = false;
+      let error: Caught | undefined;
+      return loop(
+        items,
+        (p) => attempt(() => run(body, bind(p))),
+        (r) => {
+          if (r instanceof Caught) {
+            error ??= r;
+            return false;
+          }
+          if (predicate(r) === want) decided = true;
+          return decided;
+        },
+        () => {
+          if (decided) return want;
+          if (error) throw error.error;
+          return !want;
+        },
+      );
+    }
+    case 'existsOne': {
+      let count = 0;
+      return loop(
+        items,
+        (p) => run(body, bind(p)),
+        (r) => void (predicate(r) && count++),
+        () => count === 1,
+      );
+    }
+    default: {
+      // The transforms: filter (when given), then the body, per element.
+      const out: unknown[] = [];
+      const keys: unknown[] = [];
+      const step = (p: Pair): unknown => {
+        const c = bind(p);
+        const keep = filter ? run(filter, c) : true;
+        const then = (k: unknown): unknown => (k === true ? run(body, c) : SKIP);
+        return keep instanceof Promise ? keep.then(then) : then(keep);
+      };
+      return loop(
+        items,
+        step,
+        (r, p) => {
+          if (r === SKIP) return;
+          out.push(r);
+          keys.push(p[0]);
+        },
+        () => collect(name, kind, out, keys),
+      );
+    }
+  }
+}
+
+const SKIP = Symbol('skip');
+
+function collect(name: string, kind: Kind, out: unknown[], keys: unknown[]): unknown {
+  if (kind === 'transformList') return out;
+  const map = new Map<unknown, unknown>();
+  if (kind === 'transformMap') {
+    keys.forEach((k, i) => map.set(k, out[i]));
+    return map;
+  }
+  for (const entry of out) {
+    if (!isMapValue(entry)) throw libraryError(`${name}() expression must return a map`);
+    for (const [k, v] of mapEntries(entry)) {
+      if ([...map.keys()].some((x) => celEquals(x, k))) throw libraryError(`insert failed: key ${String(k)} already exists`);
+      map.set(k, v);
+    }
+  }
+  return map;
 }
