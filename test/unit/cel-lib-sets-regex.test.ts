@@ -34,7 +34,14 @@ describe('CEL library: regex', () => {
     { expr: "'123 abc 456'.findAll('xyz')", value: [] },
     { expr: "'abc'.findAll('')", value: ['', '', '', ''] },
     { expr: "'abc'.matches('^a')", value: true },
-    { expr: "'abc'.find('(')", error: /^error parsing regexp: / },
+    { expr: "'abc'.find('(')", error: 'error parsing regexp: missing closing ): `(`' },
+    { expr: "'abc'.find(')')", error: 'error parsing regexp: unexpected ): `)`' },
+    { expr: "'abc'.find('[a-')", error: 'error parsing regexp: missing closing ]: `[a-`' },
+    { expr: "'abc'.find('*a')", error: 'error parsing regexp: missing argument to repetition operator: `*`' },
+    // RE2 spellings.
+    { expr: "'ABC abc'.findAll('(?i)abc')", value: ['ABC', 'abc'] },
+    { expr: "'ab'.find('(?P<x>b)')", value: 'b' },
+    { expr: "'abc abc'.findAll('c\\z')", value: ['c'] },
   ]);
 });
 
