@@ -41,7 +41,7 @@ describe('CEL library: regex', () => {
     // RE2 spellings.
     { expr: "'ABC abc'.findAll('(?i)abc')", value: ['ABC', 'abc'] },
     { expr: "'ab'.find('(?P<x>b)')", value: 'b' },
-    { expr: "'abc abc'.findAll('c\\z')", value: ['c'] },
+    { expr: "'abc abc'.findAll('c\\\\z')", value: ['c'] },
   ]);
 });
 
