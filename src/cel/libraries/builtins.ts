@@ -52,6 +52,13 @@ interface Override {
   readonly onList?: (list: readonly CelValue[], x: CelValue) => CelValue;
 }
 
+const SURROGATE = /[\ud800-\udfff]/;
+
+/** Strings without surrogate pairs index the same by UTF-16 unit and by code point: the fast path. */
+function bmp(...strings: string[]): boolean {
+  return strings.every((s) => !SURROGATE.test(s));
+}
+
 function runes(s: string): string[] {
   return codePoints(s);
 }
@@ -64,6 +71,10 @@ function find(hay: string[], needle: string[], i: number): boolean {
 /** ext.Strings indexOfOffset. */
 export function indexOfOffset(s: string, sub: string, offset: bigint): bigint {
   if (sub === '') return offset;
+  if (bmp(s, sub)) {
+    if (offset < 0n || offset >= BigInt(s.length)) throw libraryError(`index out of range: ${offset}`);
+    return BigInt(s.indexOf(sub, Number(offset)));
+  }
   const r = runes(s);
   const n = runes(sub);
   if (offset < 0n || offset >= BigInt(r.length)) throw libraryError(`index out of range: ${offset}`);
@@ -74,6 +85,10 @@ export function indexOfOffset(s: string, sub: string, offset: bigint): bigint {
 /** ext.Strings lastIndexOfOffset. */
 export function lastIndexOfOffset(s: string, sub: string, offset: bigint): bigint {
   if (sub === '') return offset;
+  if (bmp(s, sub)) {
+    if (offset < 0n || offset >= BigInt(s.length)) throw libraryError(`index out of range: ${offset}`);
+    return BigInt(s.lastIndexOf(sub, Number(offset)));
+  }
   const r = runes(s);
   const n = runes(sub);
   if (offset < 0n || offset >= BigInt(r.length)) throw libraryError(`index out of range: ${offset}`);
