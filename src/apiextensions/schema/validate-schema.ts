@@ -16,6 +16,7 @@
  */
 
 import { type FieldError, fieldErrorString } from '../../machinery/errors.js';
+import { goRepr } from '../../machinery/field-value.js';
 import { type JsonObject, type JsonValue, getOwn, hasOwn, isJsonObject } from '../../machinery/json-value.js';
 import { coerceEmbedded, validateEmbeddedResources } from './objectmeta.js';
 import { childPath, indexPath, keyPath, unstructuredValue } from './paths.js';
@@ -36,7 +37,10 @@ export interface CustomResourceSchemaValidationOptions {
 }
 
 /** Keys allowed at the root of a schema whose version has the status subresource (kube's allowedFieldsAtRootSchema, by JSON name). */
-const ALLOWED_AT_ROOT_WITH_STATUS = ['description', 'type', 'format', 'title', 'maxProperties', 'minProperties', 'required', 'items', 'properties', 'externalDocs', 'example', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-validations'];
+const ALLOWED_AT_ROOT_WITH_STATUS = [
+  'description', 'type', 'format', 'title', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems',
+  'uniqueItems', 'multipleOf', 'required', 'items', 'properties', 'externalDocs', 'example', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-validations',
+];
 const ALLOWED_AT_ROOT_GO = '[Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations]';
 const OPENAPI_V3_TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
 const VALIDATION_REASONS = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
@@ -381,10 +385,10 @@ function extensions(schema: JsonObject, type: string, path: string, opts: Opts):
     const itList = getOwn(itemSchema, 'x-kubernetes-list-type');
     const itMap = getOwn(itemSchema, 'x-kubernetes-map-type');
     if (it === 'array' && typeof itList === 'string' && itList !== 'atomic') {
-      errs.push({ type: 'FieldValueInvalid', field: `${path}.items.x-kubernetes-list-type`, value: itList, detail: 'must be atomic as item of a list with x-kubernetes-list-type=set' });
+      errs.push({ type: 'FieldValueInvalid', field: `${path}.items.x-kubernetes-list-type`, value: goRepr('(*string)(pointer)'), detail: 'must be atomic as item of a list with x-kubernetes-list-type=set' });
     } else if (it === 'object' && itMap !== 'atomic') {
-      // kube reports the item's list type as the value here (nil when unset).
-      errs.push({ type: 'FieldValueInvalid', field: `${path}.items.x-kubernetes-map-type`, value: typeof itList === 'string' ? itList : null, detail: 'must be atomic as item of a list with x-kubernetes-list-type=set' });
+      // kube reports the item's list type (a *string) as the value here: nil when unset.
+      errs.push({ type: 'FieldValueInvalid', field: `${path}.items.x-kubernetes-map-type`, value: goRepr(typeof itList === 'string' ? '(*string)(pointer)' : '(*string)(nil)'), detail: 'must be atomic as item of a list with x-kubernetes-list-type=set' });
     }
   }
   if (typeof listType === 'string' && listType !== 'atomic' && listType !== 'set' && listType !== 'map') errs.push({ type: 'FieldValueNotSupported', field: `${path}.x-kubernetes-list-type`, value: listType, supported: ['atomic', 'set', 'map'] });
@@ -407,9 +411,9 @@ function extensions(schema: JsonObject, type: string, path: string, opts: Opts):
         if (isJsonObject(p)) {
           if (p.type === 'array' || p.type === 'object') errs.push({ type: 'FieldValueInvalid', field: `${keyPath(`${path}.items.properties`, k)}.type`, value: 'object', detail: "must be a scalar type if parent array's x-kubernetes-list-type is map" });
         } else {
-          errs.push({ type: 'FieldValueInvalid', field: `${path}.x-kubernetes-list-map-keys`, value: unstructuredValue(keys), detail: 'entries must all be names of item properties' });
+          errs.push({ type: 'FieldValueInvalid', field: `${path}.x-kubernetes-list-map-keys`, value: keys, detail: 'entries must all be names of item properties' });
         }
-        if (seen.has(k)) errs.push({ type: 'FieldValueInvalid', field: `${path}.x-kubernetes-list-map-keys`, value: unstructuredValue(keys), detail: 'must not contain duplicate entries' });
+        if (seen.has(k)) errs.push({ type: 'FieldValueInvalid', field: `${path}.x-kubernetes-list-map-keys`, value: keys, detail: 'must not contain duplicate entries' });
         seen.add(k);
       }
     }

@@ -366,7 +366,7 @@ function toFieldErrors(errors: readonly OpenApiError[], fldPath: string | undefi
         return { type: 'FieldValueTooLong', field, value, detail: `may not be more than ${e.valid ?? -1} ${e.valid === 1 ? 'byte' : 'bytes'}` };
       case 'maxItems':
       case 'tooManyProperties':
-        return { type: 'FieldValueTooMany', field, value: e.value, detail: `must have at most ${e.valid ?? -1} items` };
+        return { type: 'FieldValueTooMany', field, value: e.value, detail: `must have at most ${e.valid ?? -1} ${e.valid === 1 ? 'item' : 'items'}` };
       case 'type':
         return { type: 'FieldValueTypeInvalid', field, value, detail: e.message };
       default:
