@@ -168,6 +168,7 @@ export function customResource(spec: CustomResourceSpec, keys: KeyLayout): Custo
       allowUnconditionalUpdate: false,
       ...(spec.status ? { initialStatus: () => undefined } : {}),
       validate: (obj) => structural.of(obj).validate(obj as JsonObject, validateEmbeddedMeta),
+      validateUpdate: (obj, old) => structural.of(obj).validateUpdate(obj as JsonObject, old as JsonObject, validateEmbeddedMeta),
     },
     statusStrategy: { metadata: 'keep' },
     schema,
@@ -176,7 +177,7 @@ export function customResource(spec: CustomResourceSpec, keys: KeyLayout): Custo
     table: CUSTOM_TABLE,
     fields: fieldExtractorFor(spec.group, spec.plural, spec.namespaced),
     toStorage: toStorageVersion,
-    toServed: (obj, info) => structural.defaulted(structural.byVersion(info.version), toServedVersion(obj, info)),
+    toServed: (obj, info) => structural.defaulted(structural.byVersion(info.version), toServedVersion(obj, info), false),
     subresources,
   };
   return { descriptor, versions };
@@ -198,9 +199,9 @@ function customSchemas(spec: CustomResourceSpec) {
     byVersion,
     /** The schema of an object's own apiVersion (the storage version's when it names none of ours). */
     of: (obj: KubeObject): CustomResourceSchema => byVersion(typeof obj.apiVersion === 'string' ? obj.apiVersion.slice(obj.apiVersion.indexOf('/') + 1) : ''),
-    /** Coerced as a decode would (unknown fields dropped silently), then defaulted. */
-    defaulted(schema: CustomResourceSchema, obj: KubeObject): KubeObject {
-      const coerced = schema.coerce(obj as JsonObject, false);
+    /** Coerced as a decode would (unknown fields dropped silently), then defaulted; `objectMeta: false` for stored objects. */
+    defaulted(schema: CustomResourceSchema, obj: KubeObject, objectMeta = true): KubeObject {
+      const coerced = schema.coerce(obj as JsonObject, false, { objectMeta });
       const base = coerced.error === undefined ? coerced.object : (obj as JsonObject);
       return schema.default(base) as KubeObject;
     },

@@ -167,10 +167,11 @@ describe('custom resources through their structural schema', () => {
     assert.equal(smp.json.reason, 'UnsupportedMediaType');
   });
 
-  it('defaults objects read from storage after the schema gains a default', async () => {
+  it('defaults objects read from storage after the schema changes, and ratchets rules they already broke', async () => {
     const withDefault = structuredClone(SCHEMA);
     const specProps: Record<string, unknown> = withDefault.properties.spec.properties;
     specProps.mode = { type: 'string', default: 'auto' };
+    specProps.size = { type: 'integer', minimum: 1, maximum: 2 };
     server.removeCustomResource(GROUP, 'widgets');
     server.addCustomResource({ ...WIDGETS, versions: [{ name: 'v1', storage: true, schema: withDefault }] });
     const got = await http(c, 'GET', `${BASE}/d1`);
@@ -178,5 +179,12 @@ describe('custom resources through their structural schema', () => {
     assert.equal(got.json.spec.mode, 'auto');
     const list = await http(c, 'GET', BASE);
     assert.ok(list.json.items.every((o: { spec: { mode?: string } }) => o.spec.mode === 'auto'));
+
+    // d1 has size 3, now above the maximum: an update leaving it alone passes, one changing it to another bad value does not.
+    const unrelated = await http(c, 'PATCH', `${BASE}/d1`, { body: { spec: { color: 'green' } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(unrelated.status, 200, unrelated.text);
+    const changed = await http(c, 'PATCH', `${BASE}/d1`, { body: { spec: { size: 4 } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(changed.status, 422, changed.text);
+    assert.equal(changed.json.message, `Widget.${GROUP} "d1" is invalid: spec.size: Invalid value: 4: spec.size in body should be less than or equal to 2`);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { validateValue } from '../../src/apiextensions/schema/index.js';
+import { validateValue, validateValueUpdate } from '../../src/apiextensions/schema/index.js';
 import { fieldErrorString } from '../../src/machinery/errors.js';
 import type { JsonObject, JsonValue } from '../../src/machinery/json-value.js';
 
@@ -88,5 +88,28 @@ describe('custom resource value validation', () => {
   it('prefixes paths with the given field path (defaults in a CRD)', () => {
     const errs = validateValue('x', { type: 'integer' }, 'spec.versions[0].schema.openAPIV3Schema.properties[a].default');
     assert.deepEqual(errs.map(fieldErrorString), ['spec.versions[0].schema.openAPIV3Schema.properties[a].default: Invalid value: "string":  in body must be of type integer: "string"']);
+  });
+});
+
+describe('custom resource value validation on update (ratcheting)', () => {
+  const schema = spec({
+    a: { type: 'integer', maximum: 5 },
+    b: { type: 'integer', maximum: 5 },
+    lm: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['k'], items: { type: 'object', properties: { k: { type: 'string' }, v: { type: 'string', maxLength: 1 } } } },
+    atomic: { type: 'array', items: { type: 'string', maxLength: 1 } },
+  });
+
+  it('keeps the errors of changed values and drops those of unchanged ones', () => {
+    const old = { spec: { a: 10, b: 1, lm: [{ k: 'x', v: 'long' }], atomic: ['long'] } };
+    const next = { spec: { a: 10, b: 6, lm: [{ k: 'y', v: 'new' }, { k: 'x', v: 'long' }], atomic: ['long', 'x'] } };
+    assert.deepEqual(validateValueUpdate(next, old, schema).map(fieldErrorString), [
+      'spec.b: Invalid value: 6: spec.b in body should be less than or equal to 5',
+      'spec.lm[0].v: Too long: may not be more than 1 byte',
+      'spec.atomic[0]: Too long: may not be more than 1 byte',
+    ]);
+  });
+
+  it('drops nothing on create', () => {
+    assert.equal(validateValue({ spec: { a: 10 } }, schema).length, 1);
   });
 });

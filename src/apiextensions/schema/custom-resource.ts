@@ -12,7 +12,7 @@ import { validateListSetsAndMaps } from './listtype.js';
 import { type EmbeddedMetaValidator, coerceEmbedded, decodeObjectMeta, validateEmbeddedResources } from './objectmeta.js';
 import { pruneUnknown } from './prune.js';
 import { type Structural, parseStructural } from './structural.js';
-import { validateValue } from './value-validation.js';
+import { validateValue, validateValueUpdate } from './value-validation.js';
 
 export interface CoercedObject {
   readonly object: JsonObject;
@@ -49,12 +49,13 @@ export class CustomResourceSchema {
    * unstructuredSchemaCoercer.apply: metadata through ObjectMeta, unknown
    * fields pruned, non-nullable nulls without default dropped, embedded
    * resources' metadata coerced. `track`: collect the unknown paths
-   * (fieldValidation Warn/Strict).
+   * (fieldValidation Warn/Strict). `objectMeta: false` skips the root
+   * metadata (objects read back from storage were decoded on their way in).
    */
-  coerce(obj: JsonObject, track: boolean): CoercedObject {
+  coerce(obj: JsonObject, track: boolean, opts: { objectMeta?: boolean } = {}): CoercedObject {
     const unknown: string[] = [];
     let out: JsonObject = obj;
-    if (hasOwn(obj, 'metadata')) {
+    if (opts.objectMeta !== false && hasOwn(obj, 'metadata')) {
       const d = decodeObjectMeta(obj.metadata as JsonValue, '', track);
       if (d.error !== undefined) return { object: obj, unknown: [], error: d.error };
       unknown.push(...d.unknown);
@@ -89,9 +90,18 @@ export class CustomResourceSchema {
    * embedded resources' TypeMeta/ObjectMeta, then list-type set/map uniqueness.
    */
   validate(obj: JsonObject, validateMeta: EmbeddedMetaValidator): FieldError[] {
+    return this.check(obj, undefined, validateMeta);
+  }
+
+  /** validate for an update: value errors of fields unchanged from `old` are ratcheted away, as kube does by default. */
+  validateUpdate(obj: JsonObject, old: JsonObject, validateMeta: EmbeddedMetaValidator): FieldError[] {
+    return this.check(obj, old, validateMeta);
+  }
+
+  private check(obj: JsonObject, old: JsonObject | undefined, validateMeta: EmbeddedMetaValidator): FieldError[] {
     if (this.raw === undefined || this.structural === undefined) return [];
     return [
-      ...validateValue(obj, this.raw),
+      ...(old === undefined ? validateValue(obj, this.raw) : validateValueUpdate(obj, old, this.raw)),
       ...validateEmbeddedResources('', obj, { ...this.structural, embeddedResource: false }, validateMeta),
       ...validateListSetsAndMaps('', this.structural, obj),
     ];

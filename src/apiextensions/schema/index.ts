@@ -13,5 +13,5 @@ export { validateListSetsAndMaps } from './listtype.js';
 export { type EmbeddedMetaValidator, validateEmbeddedResources } from './objectmeta.js';
 export { pruneUnknown, type PruneResult } from './prune.js';
 export { parseStructural, type Structural } from './structural.js';
-export { validateValue } from './value-validation.js';
+export { validateValue, validateValueUpdate } from './value-validation.js';
 export { validateCustomResourceSchema, type CustomResourceSchemaValidationOptions } from './validate-schema.js';

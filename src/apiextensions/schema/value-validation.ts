@@ -18,6 +18,8 @@
  * its order varies between runs).
  */
 
+import { isDeepStrictEqual } from 'node:util';
+
 import type { FieldError } from '../../machinery/errors.js';
 import { formatFloatG, goJsonEncode } from '../../machinery/go-compat.js';
 import { type JsonObject, type JsonValue, getOwn, hasOwn, isJsonObject } from '../../machinery/json-value.js';
@@ -46,8 +48,38 @@ interface Result {
  */
 export function validateValue(value: JsonValue, schema: JsonObject, fldPath?: string): FieldError[] {
   const r = newResult();
-  validateNode(schema, value, '', r);
+  validateNode(schema, value, '', r, undefined);
   return toFieldErrors(r.errors, fldPath);
+}
+
+/**
+ * An update's validation with kube's ratcheting (CRDValidationRatcheting, on
+ * by default): errors of a value equal to the old object's correlated value
+ * are dropped. Values correlate through properties, map keys and the items
+ * of list-type map (by key) and set lists; atomic lists only as a whole.
+ */
+export function validateValueUpdate(value: JsonValue, old: JsonValue, schema: JsonObject, fldPath?: string): FieldError[] {
+  const r = newResult();
+  validateNode(schema, value, '', r, { value: old });
+  return toFieldErrors(r.errors, fldPath);
+}
+
+/** The old value a node correlates with (undefined: none). */
+type Old = { readonly value: JsonValue } | undefined;
+
+function oldProperty(old: Old, key: string): Old {
+  return old !== undefined && isJsonObject(old.value) && hasOwn(old.value, key) ? { value: old.value[key] as JsonValue } : undefined;
+}
+
+function oldItem(schema: JsonObject, old: Old, item: JsonValue): Old {
+  if (old === undefined || !Array.isArray(old.value)) return undefined;
+  const listType = getOwn(schema, 'x-kubernetes-list-type');
+  if (listType === 'set') return old.value.some((o) => isDeepStrictEqual(o, item)) ? { value: item } : undefined;
+  if (listType !== 'map' || !isJsonObject(item)) return undefined;
+  const keysRaw = getOwn(schema, 'x-kubernetes-list-map-keys');
+  const keys = Array.isArray(keysRaw) ? keysRaw.filter((k): k is string => typeof k === 'string') : [];
+  const match = old.value.find((o) => isJsonObject(o) && keys.every((k) => hasOwn(o, k) === hasOwn(item, k) && isDeepStrictEqual(o[k], item[k])));
+  return match === undefined ? undefined : { value: match };
 }
 
 function newResult(): Result {
@@ -93,7 +125,12 @@ function validation(code: Code, path: string, value: unknown, message: string, e
   return { kind: 'validation', code, name: path, value, message: `${path} in ${IN} ${message}`, ...extra };
 }
 
-function validateNode(schema: JsonObject, data: JsonValue, path: string, r: Result): void {
+function validateNode(schema: JsonObject, data: JsonValue, path: string, r: Result, old: Old): void {
+  // Ratcheting: an unchanged value keeps whatever it was (kube drops its errors).
+  if (old !== undefined && isDeepStrictEqual(old.value, data)) {
+    r.matchCount++;
+    return;
+  }
   const types = typesOf(schema);
   const format = supportedFormat(types.length === 1 ? (types[0] as string) : '', typeof getOwn(schema, 'format') === 'string' ? (getOwn(schema, 'format') as string) : '');
   if (data === null) {
@@ -108,7 +145,7 @@ function validateNode(schema: JsonObject, data: JsonValue, path: string, r: Resu
     r.matchCount++;
   };
   if (types.length > 0 || format !== '') run(() => validateType(types, format, data, path, r));
-  run(() => validateCombinators(schema, data, path, r));
+  run(() => validateCombinators(schema, data, path, r, old));
   if (typeof data === 'string') {
     run(() => validateString(schema, data, path, r));
     const check = format !== '' ? formatCheck(format) : undefined;
@@ -117,9 +154,9 @@ function validateNode(schema: JsonObject, data: JsonValue, path: string, r: Resu
     });
   }
   if (typeof data === 'number') run(() => validateNumber(schema, data, path, r));
-  if (Array.isArray(data)) run(() => validateArray(schema, data, path, r));
+  if (Array.isArray(data)) run(() => validateArray(schema, data, path, r, old));
   run(() => validateEnum(schema, data, path, r));
-  if (isJsonObject(data)) run(() => validateObject(schema, data, path, r));
+  if (isJsonObject(data)) run(() => validateObject(schema, data, path, r, old));
   r.matchCount++;
 }
 
@@ -144,7 +181,7 @@ function subSchemas(schema: JsonObject, key: string): JsonObject[] {
   return Array.isArray(v) ? v.filter(isJsonObject) : [];
 }
 
-function validateCombinators(schema: JsonObject, data: JsonValue, path: string, r: Result): void {
+function validateCombinators(schema: JsonObject, data: JsonValue, path: string, r: Result, old: Old): void {
   const quoted = JSON.stringify(path);
   const anyOf = subSchemas(schema, 'anyOf');
   if (anyOf.length > 0) {
@@ -152,7 +189,7 @@ function validateCombinators(schema: JsonObject, data: JsonValue, path: string, 
     let success: Result | undefined;
     for (const s of anyOf) {
       const sub = newResult();
-      validateNode(s, data, path, sub);
+      validateNode(s, data, path, sub, old);
       if (sub.errors.length === 0) {
         success = sub;
         best = undefined;
@@ -171,7 +208,7 @@ function validateCombinators(schema: JsonObject, data: JsonValue, path: string, 
     let validated = 0;
     for (const s of oneOf) {
       const sub = newResult();
-      validateNode(s, data, path, sub);
+      validateNode(s, data, path, sub, old);
       if (sub.errors.length === 0) {
         validated++;
         best = undefined;
@@ -191,7 +228,7 @@ function validateCombinators(schema: JsonObject, data: JsonValue, path: string, 
     let validated = 0;
     for (const s of allOf) {
       const sub = newResult();
-      validateNode(s, data, path, sub);
+      validateNode(s, data, path, sub, old);
       if (sub.errors.length === 0) validated++;
       merge(r, sub);
     }
@@ -200,7 +237,7 @@ function validateCombinators(schema: JsonObject, data: JsonValue, path: string, 
   const not = getOwn(schema, 'not');
   if (isJsonObject(not)) {
     const sub = newResult();
-    validateNode(not, data, path, sub);
+    validateNode(not, data, path, sub, old);
     if (sub.errors.length === 0) add(r, { kind: 'composite', message: `${quoted} must not validate the schema (not)` });
   }
 }
@@ -278,9 +315,9 @@ function validateNumber(schema: JsonObject, data: number, path: string, r: Resul
   }
 }
 
-function validateArray(schema: JsonObject, data: JsonValue[], path: string, r: Result): void {
+function validateArray(schema: JsonObject, data: JsonValue[], path: string, r: Result, old: Old): void {
   const items = getOwn(schema, 'items');
-  if (isJsonObject(items)) data.forEach((v, i) => validateNode(items, v, `${path}[${i}]`, r));
+  if (isJsonObject(items)) data.forEach((v, i) => validateNode(items, v, `${path}[${i}]`, r, oldItem(schema, old, v)));
   const minItems = num(schema, 'minItems');
   const maxItems = num(schema, 'maxItems');
   if (minItems !== undefined && data.length < minItems) add(r, validation('minItems', path, data.length, `should have at least ${minItems} items`));
@@ -315,7 +352,7 @@ function goPrintV(v: JsonValue): string {
   return String(v);
 }
 
-function validateObject(schema: JsonObject, data: JsonObject, path: string, r: Result): void {
+function validateObject(schema: JsonObject, data: JsonObject, path: string, r: Result, old: Old): void {
   const n = Object.keys(data).length;
   const minProps = num(schema, 'minProperties');
   const maxProps = num(schema, 'maxProperties');
@@ -335,11 +372,11 @@ function validateObject(schema: JsonObject, data: JsonObject, path: string, r: R
       if (!hasOwn(props, k)) add(r, { kind: 'validation', code: 'forbiddenProperty', name: path, value: k, message: `${path}.${k} in ${IN} is a forbidden property` });
     }
   } else if (isJsonObject(ap)) {
-    for (const k of Object.keys(data)) if (!hasOwn(props, k)) validateNode(ap, data[k] as JsonValue, `${path}.${k}`, r);
+    for (const k of Object.keys(data)) if (!hasOwn(props, k)) validateNode(ap, data[k] as JsonValue, `${path}.${k}`, r, oldProperty(old, k));
   }
   for (const [k, ps] of Object.entries(props)) {
     if (!isJsonObject(ps) || !hasOwn(data, k)) continue;
-    validateNode(ps, data[k] as JsonValue, path === '' ? k : `${path}.${k}`, r);
+    validateNode(ps, data[k] as JsonValue, path === '' ? k : `${path}.${k}`, r, oldProperty(old, k));
   }
   const required = getOwn(schema, 'required');
   if (Array.isArray(required)) {
