@@ -133,6 +133,12 @@ describe('custom resource schema', () => {
     );
   });
 
+  it('checks YAML bodies: repeated keys as the YAML decoder reports them, then unknown fields', () => {
+    const body = 'apiVersion: g/v1\nkind: K\nmetadata:\n  name: n\nspec:\n  a: y\n  a: z\n  q: 1\n';
+    const r = checkCustomResourceFields(schema, { body, contentType: 'yaml', decoded: { apiVersion: 'g/v1', kind: 'K', metadata: { name: 'n' }, spec: { a: 'z', q: 1 } }, endpoint: { group: 'g', version: 'v1', kind: 'K' }, level: 'Warn' });
+    assert.deepEqual(r.warnings, ['line 7: key "a" already set in map', 'unknown field "spec.q"']);
+  });
+
   it('prunes nothing when the CRD preserves unknown fields', () => {
     const preserving = new CustomResourceSchema(SCHEMA, { preserveUnknownFields: true });
     assert.deepEqual(preserving.coerce({ spec: { q: 1 } }, true), { object: { spec: { q: 1 } }, unknown: [] });

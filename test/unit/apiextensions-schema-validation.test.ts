@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { validateCustomResourceSchema } from '../../src/apiextensions/schema/index.js';
+import { ratchetedSchemaValidationOptions, validateCustomResourceSchema } from '../../src/apiextensions/schema/index.js';
 import { fieldErrorString } from '../../src/machinery/errors.js';
 import type { JsonObject } from '../../src/machinery/json-value.js';
 
@@ -109,4 +109,15 @@ describe('CRD openAPIV3Schema validation', () => {
       assert.deepEqual(validateCustomResourceSchema(c.schema, P, { statusSubresource: c.status === true }).map(fieldErrorString), c.want);
     });
   }
+});
+
+describe('CRD schema validation on update', () => {
+  it('does not enforce rules the old schemas already broke', () => {
+    const old = spec({ s: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'object' } } });
+    const opts = ratchetedSchemaValidationOptions([old]);
+    assert.equal(opts.requireAtomicSetType, false);
+    assert.equal(opts.requirePrunedDefaults, true);
+    assert.deepEqual(validateCustomResourceSchema(old, P, opts), []);
+    assert.equal(validateCustomResourceSchema(old, P, ratchetedSchemaValidationOptions([spec({})])).length, 1);
+  });
 });

@@ -14,4 +14,4 @@ export { type EmbeddedMetaValidator, validateEmbeddedResources } from './objectm
 export { pruneUnknown, type PruneResult } from './prune.js';
 export { parseStructural, type Structural } from './structural.js';
 export { validateValue, validateValueUpdate } from './value-validation.js';
-export { validateCustomResourceSchema, type CustomResourceSchemaValidationOptions } from './validate-schema.js';
+export { ratchetedSchemaValidationOptions, validateCustomResourceSchema, type CustomResourceSchemaValidationOptions } from './validate-schema.js';

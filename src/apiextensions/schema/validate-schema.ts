@@ -490,3 +490,26 @@ function fieldPathValid(schema: JsonObject, path: string): boolean {
   }
   return true;
 }
+
+/**
+ * The options for validating an updated CRD's schemas, as kube ratchets them
+ * (validationOptions from the old object): a rule the old CRD already broke
+ * in one of its versions' schemas (unpruned defaults, non-atomic set items,
+ * list-map keys neither required nor defaulted, unknown property types) is
+ * not enforced on the update, so existing CRDs stay updatable.
+ */
+export function ratchetedSchemaValidationOptions(oldSchemas: readonly JsonObject[], base: CustomResourceSchemaValidationOptions = {}): CustomResourceSchemaValidationOptions {
+  const brokenBy = (flag: 'requirePrunedDefaults' | 'requireAtomicSetType' | 'requireMapListKeysMapSetValidation' | 'requireValidPropertyType'): boolean =>
+    oldSchemas.some((s) => {
+      const strict = validateCustomResourceSchema(s, '', { [flag]: true }).map(fieldErrorString);
+      const lax = new Set(validateCustomResourceSchema(s, '', { [flag]: false }).map(fieldErrorString));
+      return strict.some((e) => !lax.has(e));
+    });
+  return {
+    ...base,
+    requirePrunedDefaults: !brokenBy('requirePrunedDefaults'),
+    requireAtomicSetType: !brokenBy('requireAtomicSetType'),
+    requireMapListKeysMapSetValidation: !brokenBy('requireMapListKeysMapSetValidation'),
+    requireValidPropertyType: !brokenBy('requireValidPropertyType'),
+  };
+}
