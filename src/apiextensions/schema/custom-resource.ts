@@ -30,6 +30,7 @@ export interface CustomResourceSchemaOptions {
 export class CustomResourceSchema {
   readonly structural: Structural | undefined;
   private readonly hasDefaults: boolean;
+  private readonly hasEmbedded: boolean;
 
   constructor(
     /** The version's openAPIV3Schema; undefined: no schema (everything preserved, nothing validated). */
@@ -37,7 +38,8 @@ export class CustomResourceSchema {
     private readonly opts: CustomResourceSchemaOptions = {},
   ) {
     this.structural = raw === undefined ? undefined : parseStructural(raw);
-    this.hasDefaults = this.structural !== undefined && containsDefault(this.structural);
+    this.hasDefaults = this.structural !== undefined && some(this.structural, (n) => n.default !== undefined);
+    this.hasEmbedded = this.structural !== undefined && some(this.structural, (n) => n.embeddedResource);
   }
 
   /** Whether pruning applies (a schema, and the CRD does not preserve unknown fields). */
@@ -49,8 +51,9 @@ export class CustomResourceSchema {
    * unstructuredSchemaCoercer.apply: metadata through ObjectMeta, unknown
    * fields pruned, non-nullable nulls without default dropped, embedded
    * resources' metadata coerced. `track`: collect the unknown paths
-   * (fieldValidation Warn/Strict). `objectMeta: false` skips the root
-   * metadata (objects read back from storage were decoded on their way in).
+   * (fieldValidation Warn/Strict). `objectMeta: false` skips ObjectMeta,
+   * the root's and embedded ones (objects read back from storage were
+   * decoded on their way in).
    */
   coerce(obj: JsonObject, track: boolean, opts: { objectMeta?: boolean } = {}): CoercedObject {
     const unknown: string[] = [];
@@ -65,11 +68,11 @@ export class CustomResourceSchema {
       }
     }
     if (this.prunes) {
-      const p = pruneUnknown(out, this.structural, true);
-      if (track) unknown.push(...p.pruned);
+      const p = pruneUnknown(out, this.structural, true, track);
+      unknown.push(...p.pruned);
       out = pruneNonNullableNulls(p.value, this.structural) as JsonObject;
     }
-    if (this.structural !== undefined) {
+    if (this.structural !== undefined && opts.objectMeta !== false && this.hasEmbedded) {
       const c = coerceEmbedded(out, this.structural, track);
       if (c.error !== undefined) return { object: obj, unknown: [], error: fieldErrorString(c.error) };
       unknown.push(...c.unknown);
@@ -108,9 +111,10 @@ export class CustomResourceSchema {
   }
 }
 
-function containsDefault(s: Structural): boolean {
-  if (s.default !== undefined) return true;
-  for (const p of s.properties.values()) if (containsDefault(p)) return true;
-  if (s.items !== undefined && containsDefault(s.items)) return true;
-  return s.additionalProperties !== undefined && s.additionalProperties !== true && containsDefault(s.additionalProperties);
+/** Whether any node of the schema satisfies `test`. */
+function some(s: Structural, test: (n: Structural) => boolean): boolean {
+  if (test(s)) return true;
+  for (const p of s.properties.values()) if (some(p, test)) return true;
+  if (s.items !== undefined && some(s.items, test)) return true;
+  return s.additionalProperties !== undefined && s.additionalProperties !== true && some(s.additionalProperties, test);
 }

@@ -17,8 +17,13 @@ function isNonNullableNull(x: JsonValue | undefined, s: Structural | undefined):
   return x === null && s !== undefined && !s.nullable;
 }
 
+/** A deep copy of a default (scalars, the common case, are shared: they are immutable). */
 function copyOf(v: JsonValue): JsonValue {
-  return structuredClone(v);
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(copyOf);
+  const out: JsonObject = {};
+  for (const k of Object.keys(v)) setOwn(out, k, copyOf(v[k] as JsonValue));
+  return out;
 }
 
 /** `x` with the schema's defaults applied (the same reference when nothing changed). */

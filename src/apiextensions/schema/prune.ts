@@ -22,14 +22,22 @@ export interface PruneResult {
 }
 
 /** Prunes `value` against `s`; `isResourceRoot` treats the top as a resource (its apiVersion/kind/metadata are kept). */
-export function pruneUnknown(value: JsonValue, s: Structural | undefined, isResourceRoot: boolean): PruneResult {
+export function pruneUnknown(value: JsonValue, s: Structural | undefined, isResourceRoot: boolean, track = true): PruneResult {
   const pruned: string[] = [];
-  const out = prune(value, isResourceRoot ? asResourceRoot(s) : s, '', pruned, 0);
+  const out = prune(value, isResourceRoot ? asResourceRoot(s) : s, track ? '' : UNTRACKED, pruned, 0);
   return { value: out, pruned };
 }
 
+/** The path of untracked walks: no strings are built, nothing is reported. */
+const UNTRACKED = '\u0000';
+
 function childPath(path: string, key: string): string {
+  if (path === UNTRACKED) return path;
   return path === '' ? key : `${path}.${key}`;
+}
+
+function indexed(path: string, i: number): string {
+  return path === UNTRACKED ? path : `${path}[${i}]`;
 }
 
 /** `depth`: path elements so far, as kube's parentPath length (meta keys one level down are dropped silently). */
@@ -50,7 +58,7 @@ function prune(x: JsonValue, s: Structural | undefined, path: string, pruned: st
         if (s !== undefined && prop !== undefined) nv = prune(v, prop, p, pruned, depth + 1);
         else if (s !== undefined && s.additionalProperties !== undefined) nv = prune(v, additionalSchema(s), p, pruned, depth + 1);
         else {
-          if (s === undefined || !META_FIELDS.has(k) || depth + 1 > 1) pruned.push(p);
+          if (p !== UNTRACKED && (s === undefined || !META_FIELDS.has(k) || depth + 1 > 1)) pruned.push(p);
           nv = undefined;
         }
       }
@@ -93,7 +101,7 @@ function pruneList(list: JsonValue[], items: Structural | undefined, path: strin
   let out: JsonValue[] | undefined;
   for (let i = 0; i < list.length; i++) {
     const v = list[i] as JsonValue;
-    const nv = walk(v, items, `${path}[${i}]`, pruned, depth + 1);
+    const nv = walk(v, items, indexed(path, i), pruned, depth + 1);
     if (out === undefined && nv !== v) out = list.slice(0, i);
     if (out !== undefined) out.push(nv);
   }
