@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import type { CustomResourceSpec } from '../../src/registry/custom-descriptors.js';
 import { ApiServer } from '../../src/server/apiserver.js';
-import { http, removeDir, tempDir } from '../helpers/server.js';
+import { http, kubectl, kubectlMissing, removeDir, tempDir } from '../helpers/server.js';
 
 /**
  * A custom resource with a rich structural schema, driven over HTTP: defaults
@@ -147,6 +148,19 @@ describe('custom resources through their structural schema', () => {
     assert.equal(r.status, 201, r.text);
     assert.deepEqual(warningsOf(r.headers.warning), ['299 - "unknown field \\"spec.template.metadata.bogus\\""']);
     assert.deepEqual(r.json.spec.template, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { any: 'thing' } });
+  });
+
+  it('gives kubectl the same errors', { skip: kubectlMissing() }, async () => {
+    const k = (args: string[], input: string) => kubectl({ kubeconfig: join(dataDir, 'admin.kubeconfig') }, ['--cache-dir', join(dataDir, 'kube-cache'), ...args], input);
+    const unknown = await k(['create', '-f', '-'], JSON.stringify(widget('k1', { size: 1, foo: 1 })));
+    assert.notEqual(unknown.code, 0);
+    assert.match(unknown.stderr, /Error from server \(BadRequest\): error when creating "STDIN": Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec\.foo"/);
+    const invalid = await k(['create', '-f', '-'], JSON.stringify(widget('k2', { size: 'big' })));
+    assert.notEqual(invalid.code, 0);
+    assert.match(invalid.stderr, /The Widget "k2" is invalid: spec\.size: Invalid value: "string": spec\.size in body must be of type integer: "string"/);
+    const created = await k(['create', '-f', '-', '-o', 'json'], JSON.stringify(widget('k3', { size: 2 })));
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal(JSON.parse(created.stdout).spec.color, 'red');
   });
 
   it('merges a list-map by key in server-side apply and refuses strategic merge patches', async () => {
