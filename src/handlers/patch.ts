@@ -15,6 +15,7 @@ import { jsonNestingExceeds, MAX_NESTING_DEPTH, valueNestingExceeds } from '../m
 import { createOptions, parseWriteOptions } from './create.js';
 import { renderObject } from './get.js';
 import { applyConfiguration, recordUpdate, updateManager } from './field-manager.js';
+import { checkCustomResourcePatched } from '../apiextensions/schema/index.js';
 import { checkApplyPatch, checkPatchedObject, patchBodyStrictErrors, patchInvalid, type PatchKind } from '../validation/fields/index.js';
 import { OutOfRangeNumbers } from '../patch/out-of-range-numbers.js';
 import { goJsonEncode } from '../machinery/go-compat.js';
@@ -107,22 +108,25 @@ export async function readPatch(scope: ResourceScope, definition: string, level:
   const kind = patchKindOf(type);
   const bodyErrors = patchBodyStrictErrors(kind, body, level);
   const model = scope.descriptor.schema.model;
+  const custom = scope.descriptor.schema.customResource?.(definition);
   const numbers = new OutOfRangeNumbers();
   const apply = patcherFor(model, definition, type, body, numbers);
   return (cur) => {
     const patched = apply(cur);
     // The typed decode reads the literals kube's patch libraries keep (1e400), not our placeholders.
     const patchedJson = numbers.empty ? undefined : numbers.restore(goJsonEncode(patched as JsonValue));
-    const checked = checkPatchedObject({
-      kind,
-      level,
-      definition,
-      definitions: model,
-      patched,
-      ...(patchedJson !== undefined ? { patchedJson } : {}),
-      ...(kind === 'strategic' ? { patch: JSON.parse(body.toString('utf8')) as unknown } : {}),
-      bodyErrors,
-    });
+    const checked = custom
+      ? checkCustomResourcePatched(custom, { kind, level, patched, ...(patchedJson !== undefined ? { patchedJson } : {}), bodyErrors })
+      : checkPatchedObject({
+          kind,
+          level,
+          definition,
+          definitions: model,
+          patched,
+          ...(patchedJson !== undefined ? { patchedJson } : {}),
+          ...(kind === 'strategic' ? { patch: JSON.parse(body.toString('utf8')) as unknown } : {}),
+          bodyErrors,
+        });
     const left = numbers.leftIn(checked.object as JsonValue);
     // Only a field kept as raw JSON could hold such a number; we cannot store it.
     if (left !== undefined) throw patchInvalid(patchedJson ?? '', new JsonTypeError(`number ${left}`, 'float64').message);

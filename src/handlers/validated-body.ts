@@ -1,3 +1,4 @@
+import { checkCustomResourceFields } from '../apiextensions/schema/index.js';
 import { decode, DecodeError } from '../codec/codec.js';
 import { JSON_TYPE, YAML_TYPE } from '../codec/media-type.js';
 import { checkFields } from '../validation/fields/index.js';
@@ -11,7 +12,8 @@ import type { ResourceScope } from './scope.js';
  * `level` (kube's strict decoding): unknown fields are pruned, and reported as
  * Warning headers (Warn) or a 400 naming all of them (Strict); values of the
  * wrong type are a 400 at every level. Protobuf bodies are never strict, as
- * in kube.
+ * in kube. Custom resources decode as kube's unstructured objects do: no
+ * type errors at decode, fields their schema does not specify pruned.
  */
 export async function readValidatedBody(scope: ResourceScope, level: FieldValidation): Promise<unknown> {
   const { ctx, info } = scope;
@@ -25,15 +27,20 @@ export async function readValidatedBody(scope: ResourceScope, level: FieldValida
     if (err instanceof DecodeError) throw badRequest(err.message);
     throw err;
   }
-  const checked = checkFields({
-    body: raw,
-    contentType: type === JSON_TYPE ? 'json' : 'yaml',
-    decoded,
-    definition: info.definition,
-    definitions: scope.descriptor.schema.model,
-    level,
-    endpoint: { group: info.group, version: info.version, kind: info.kind },
-  });
+  const custom = scope.descriptor.schema.customResource?.(info.definition);
+  const endpoint = { group: info.group, version: info.version, kind: info.kind };
+  const contentType = type === JSON_TYPE ? 'json' : 'yaml';
+  const checked = custom
+    ? checkCustomResourceFields(custom, { body: raw, contentType, decoded, level, endpoint })
+    : checkFields({
+        body: raw,
+        contentType,
+        decoded,
+        definition: info.definition,
+        definitions: scope.descriptor.schema.model,
+        level,
+        endpoint,
+      });
   ctx.warnings.push(...checked.warnings);
   return checked.object;
 }

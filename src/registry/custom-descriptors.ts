@@ -2,13 +2,17 @@ import { createHash } from 'node:crypto';
 import { loadDefinitions } from '../api/definitions.js';
 import { SchemaModel } from '../api/schema-model.js';
 import type { ResourceInfo, SubresourceInfo } from '../api/types.js';
+import { CustomResourceSchema } from '../apiextensions/schema/index.js';
 import { schemaForCustomResource, type ApplySchema } from '../apply/index.js';
 import type { JsonObject } from '../machinery/json.js';
+import type { FieldError } from '../machinery/errors.js';
+import type { KubeObject, ObjectMeta } from '../machinery/object.js';
 import type { KeyLayout } from '../storage/keys.js';
 import { toServedVersion, toStorageVersion } from './convert.js';
 import type { ResourceDescriptor, SchemaHandle, SubresourceKind } from './descriptor.js';
 import { fieldExtractorFor } from './field-selectors.js';
 import { DEFAULT_STRATEGY } from './strategy.js';
+import { validateObjectMeta } from './validate-meta.js';
 import { col, doc, nameCol, printer } from './tables/columns.js';
 import { age, nameOf } from './tables/format.js';
 
@@ -42,6 +46,8 @@ export interface CustomResourceSpec {
   versions: CustomResourceVersion[];
   /** Status as a subresource (spec and status written separately). */
   status?: boolean;
+  /** The CRD's spec.preserveUnknownFields: nothing is pruned (v1beta1-era CRDs). */
+  preserveUnknownFields?: boolean;
 }
 
 export interface CustomResource {
@@ -110,6 +116,7 @@ export function customResource(spec: CustomResourceSpec, keys: KeyLayout): Custo
     schemas.set(customDefinitionName(spec.group, v.name, spec.kind), v.schema);
   }
   const definitions = { ...loadDefinitions().definitions, ...own };
+  const structural = customSchemas(spec);
   const applySchemas = new Map<string, ApplySchema>();
   let model: SchemaModel | undefined;
   const schema: SchemaHandle = {
@@ -120,9 +127,10 @@ export function customResource(spec: CustomResourceSpec, keys: KeyLayout): Custo
     strategicMergePatch: false,
     applySchema(definition) {
       let s = applySchemas.get(definition);
-      if (!s) applySchemas.set(definition, (s = schemaForCustomResource(schemas.get(definition), {}, this.model)));
+      if (!s) applySchemas.set(definition, (s = schemaForCustomResource(schemas.get(definition), { preserveUnknownFields: spec.preserveUnknownFields === true }, this.model)));
       return s;
     },
+    customResource: (definition) => structural.byDefinition.get(definition),
   };
   const versions: ResourceInfo[] = spec.versions.map((v) => {
     const definition = customDefinitionName(spec.group, v.name, spec.kind);
@@ -159,16 +167,56 @@ export function customResource(spec: CustomResourceSpec, keys: KeyLayout): Custo
       hasStatusSubresource: spec.status === true,
       allowUnconditionalUpdate: false,
       ...(spec.status ? { initialStatus: () => undefined } : {}),
+      validate: (obj) => structural.of(obj).validate(obj as JsonObject, validateEmbeddedMeta),
+      validateUpdate: (obj, old) => structural.of(obj).validateUpdate(obj as JsonObject, old as JsonObject, validateEmbeddedMeta),
     },
     statusStrategy: { metadata: 'keep' },
     schema,
-    defaults: () => undefined,
+    defaults: (info, obj) => replaceContent(obj, structural.defaulted(structural.byVersion(info.version), obj)),
     canonicalize: () => undefined,
     table: CUSTOM_TABLE,
     fields: fieldExtractorFor(spec.group, spec.plural, spec.namespaced),
     toStorage: toStorageVersion,
-    toServed: toServedVersion,
+    toServed: (obj, info) => structural.defaulted(structural.byVersion(info.version), toServedVersion(obj, info), false),
     subresources,
   };
   return { descriptor, versions };
+}
+
+/**
+ * The structural schema of every version (kube's crdHandler builds them once
+ * per CRD): what decoding (pruning), defaulting (requests and reads from
+ * storage) and the strategy's validation of that version's objects use.
+ */
+function customSchemas(spec: CustomResourceSpec) {
+  const opts = { preserveUnknownFields: spec.preserveUnknownFields === true };
+  const versions = new Map(spec.versions.map((v) => [v.name, new CustomResourceSchema(v.schema, opts)]));
+  const storage = versions.get(spec.versions.find((v) => v.storage)?.name ?? '') ?? new CustomResourceSchema(undefined, opts);
+  const byDefinition = new Map(spec.versions.map((v) => [customDefinitionName(spec.group, v.name, spec.kind), versions.get(v.name) as CustomResourceSchema]));
+  const byVersion = (version: string): CustomResourceSchema => versions.get(version) ?? storage;
+  return {
+    byDefinition,
+    byVersion,
+    /** The schema of an object's own apiVersion (the storage version's when it names none of ours). */
+    of: (obj: KubeObject): CustomResourceSchema => byVersion(typeof obj.apiVersion === 'string' ? obj.apiVersion.slice(obj.apiVersion.indexOf('/') + 1) : ''),
+    /** Coerced as a decode would (unknown fields dropped silently), then defaulted; `objectMeta: false` for stored objects. */
+    defaulted(schema: CustomResourceSchema, obj: KubeObject, objectMeta = true): KubeObject {
+      const coerced = schema.coerce(obj as JsonObject, false, { objectMeta });
+      const base = coerced.error === undefined ? coerced.object : (obj as JsonObject);
+      return schema.default(base) as KubeObject;
+    },
+  };
+}
+
+/** Replaces an object's content in place (descriptor.defaults works in place). */
+function replaceContent(obj: KubeObject, next: KubeObject): void {
+  if (next === obj) return;
+  for (const k of Object.keys(obj)) if (!Object.prototype.hasOwnProperty.call(next, k)) delete (obj as Record<string, unknown>)[k];
+  Object.assign(obj, next);
+}
+
+/** An embedded resource's metadata under kube's ObjectMeta rules (names as path segments), at `<path>.metadata`. */
+function validateEmbeddedMeta(meta: JsonObject, path: string): FieldError[] {
+  const namespaced = typeof meta.namespace === 'string' && meta.namespace !== '';
+  return validateObjectMeta(meta as ObjectMeta, { namespaced, nameRule: 'pathSegment' }).map((e) => (path === '' ? e : { ...e, field: `${path}.${e.field}` }));
 }

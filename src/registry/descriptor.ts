@@ -1,3 +1,4 @@
+import type { CustomResourceSchema } from '../apiextensions/schema/index.js';
 import type { ApplySchema } from '../apply/index.js';
 import type { SchemaModel } from '../api/schema-model.js';
 import type { ResourceInfo } from '../api/types.js';
@@ -87,6 +88,8 @@ export interface SchemaHandle {
   /** Whether strategic merge patch applies (built-in types; custom resources take json, merge and apply patches). */
   readonly strategicMergePatch: boolean;
   applySchema(definition: string): ApplySchema;
+  /** Custom resources: the structural schema of a version's definition (kube's unstructured decoding instead of Go types). */
+  customResource?(definition: string): CustomResourceSchema | undefined;
 }
 
 /**

@@ -1,6 +1,9 @@
 /**
  * Field validation (fieldValidation=Ignore|Warn|Strict) and unknown-field
- * pruning for built-in types. See check.ts for how a handler uses it.
+ * pruning for built-in types. See check.ts for how a handler uses it. The
+ * scanner and Go types are shared with custom resources' unstructured
+ * decoding (apiextensions/schema), which keeps duplicate-field and ObjectMeta
+ * checks the same as for built-ins.
  */
 export {
   type CheckFieldsInput,
@@ -20,5 +23,6 @@ export {
   strictWarnings,
 } from './check.js';
 export { pruneUnknownFields } from './prune.js';
-export { fieldTypeFor, type FieldType } from './schema.js';
-export { decodeYamlWithDuplicates, yamlDuplicateKeys } from './yaml-dups.js';
+export { ANY, fieldTypeFor, mapOf, type FieldType } from './schema.js';
+export { scanJson, type ScanResult } from './json-scan.js';
+export { decodeYamlWithDuplicates, yamlDuplicateKeys, yamlUnmarshalErrors } from './yaml-dups.js';

@@ -1,0 +1,120 @@
+/**
+ * One served version of a custom resource, with its structural schema parsed
+ * once: what kube's crdHandler does with a decoded object (unstructured
+ * schema coercion: ObjectMeta decoding, pruning, null removal, embedded
+ * metadata), its defaulter, and its strategy's schema validation.
+ */
+
+import { type FieldError, fieldErrorString } from '../../machinery/errors.js';
+import { type JsonObject, type JsonValue, hasOwn, isJsonObject, setOwn } from '../../machinery/json-value.js';
+import { applyDefaults, pruneNonNullableNulls } from './defaulting.js';
+import { validateListSetsAndMaps } from './listtype.js';
+import { type EmbeddedMetaValidator, coerceEmbedded, decodeObjectMeta, validateEmbeddedResources } from './objectmeta.js';
+import { pruneUnknown } from './prune.js';
+import { type Structural, parseStructural } from './structural.js';
+import { validateValue, validateValueUpdate } from './value-validation.js';
+
+export interface CoercedObject {
+  readonly object: JsonObject;
+  /** Paths of the fields dropped as unknown, in kube's order (root metadata, schema, embedded metadata); empty unless tracked. */
+  readonly unknown: string[];
+  /** Why the object cannot be decoded (ObjectMeta cannot hold its metadata, an embedded kind is not a string). */
+  readonly error?: string;
+}
+
+export interface CustomResourceSchemaOptions {
+  /** The CRD's spec.preserveUnknownFields (v1 forbids it being true, but stored v1beta1 CRDs may have it). */
+  readonly preserveUnknownFields?: boolean;
+}
+
+export class CustomResourceSchema {
+  readonly structural: Structural | undefined;
+  private readonly hasDefaults: boolean;
+  private readonly hasEmbedded: boolean;
+
+  constructor(
+    /** The version's openAPIV3Schema; undefined: no schema (everything preserved, nothing validated). */
+    readonly raw: JsonObject | undefined,
+    private readonly opts: CustomResourceSchemaOptions = {},
+  ) {
+    this.structural = raw === undefined ? undefined : parseStructural(raw);
+    this.hasDefaults = this.structural !== undefined && some(this.structural, (n) => n.default !== undefined);
+    this.hasEmbedded = this.structural !== undefined && some(this.structural, (n) => n.embeddedResource);
+  }
+
+  /** Whether pruning applies (a schema, and the CRD does not preserve unknown fields). */
+  private get prunes(): boolean {
+    return this.structural !== undefined && this.opts.preserveUnknownFields !== true;
+  }
+
+  /**
+   * unstructuredSchemaCoercer.apply: metadata through ObjectMeta, unknown
+   * fields pruned, non-nullable nulls without default dropped, embedded
+   * resources' metadata coerced. `track`: collect the unknown paths
+   * (fieldValidation Warn/Strict). `objectMeta: false` skips ObjectMeta,
+   * the root's and embedded ones (objects read back from storage were
+   * decoded on their way in).
+   */
+  coerce(obj: JsonObject, track: boolean, opts: { objectMeta?: boolean } = {}): CoercedObject {
+    const unknown: string[] = [];
+    let out: JsonObject = obj;
+    if (opts.objectMeta !== false && hasOwn(obj, 'metadata')) {
+      const d = decodeObjectMeta(obj.metadata as JsonValue, '', track);
+      if (d.error !== undefined) return { object: obj, unknown: [], error: d.error };
+      unknown.push(...d.unknown);
+      if (d.meta !== obj.metadata) {
+        out = { ...out };
+        setOwn(out, 'metadata', d.meta);
+      }
+    }
+    if (this.prunes) {
+      const p = pruneUnknown(out, this.structural, true, track);
+      unknown.push(...p.pruned);
+      out = pruneNonNullableNulls(p.value, this.structural) as JsonObject;
+    }
+    if (this.structural !== undefined && opts.objectMeta !== false && this.hasEmbedded) {
+      const c = coerceEmbedded(out, this.structural, track);
+      if (c.error !== undefined) return { object: obj, unknown: [], error: fieldErrorString(c.error) };
+      unknown.push(...c.unknown);
+      out = c.value as JsonObject;
+    }
+    return { object: out, unknown };
+  }
+
+  /** The object with the schema's defaults applied (the same reference when there are none to apply). */
+  default(obj: JsonObject): JsonObject {
+    if (!this.hasDefaults) return obj;
+    const out = applyDefaults(obj, this.structural);
+    return isJsonObject(out) ? out : obj;
+  }
+
+  /**
+   * The strategy's schema checks, in kube's order: OpenAPI value validation,
+   * embedded resources' TypeMeta/ObjectMeta, then list-type set/map uniqueness.
+   */
+  validate(obj: JsonObject, validateMeta: EmbeddedMetaValidator): FieldError[] {
+    return this.check(obj, undefined, validateMeta);
+  }
+
+  /** validate for an update: value errors of fields unchanged from `old` are ratcheted away, as kube does by default. */
+  validateUpdate(obj: JsonObject, old: JsonObject, validateMeta: EmbeddedMetaValidator): FieldError[] {
+    return this.check(obj, old, validateMeta);
+  }
+
+  private check(obj: JsonObject, old: JsonObject | undefined, validateMeta: EmbeddedMetaValidator): FieldError[] {
+    if (this.raw === undefined || this.structural === undefined) return [];
+    return [
+      ...(old === undefined ? validateValue(obj, this.raw) : validateValueUpdate(obj, old, this.raw)),
+      ...validateEmbeddedResources('', obj, { ...this.structural, embeddedResource: false }, validateMeta),
+      ...validateListSetsAndMaps('', this.structural, obj),
+    ];
+  }
+}
+
+/** Whether any node of the schema satisfies `test`. */
+function some(s: Structural, test: (n: Structural) => boolean): boolean {
+  if (test(s)) return true;
+  for (const p of s.properties.values()) if (some(p, test)) return true;
+  if (s.items !== undefined && some(s.items, test)) return true;
+  return s.additionalProperties !== undefined && s.additionalProperties !== true && some(s.additionalProperties, test);
+}
