@@ -80,7 +80,32 @@ function mergeStringData(obj: KubeObject): void {
   delete obj.stringData;
 }
 
+/** The storage version joins status.storedVersions on create and whenever it changes (kube's CRD strategy). */
+function recordStorageVersion(crd: KubeObject, status: Record<string, unknown>): void {
+  const versions = Array.isArray((crd.spec as { versions?: unknown } | undefined)?.versions) ? ((crd.spec as { versions: Array<{ name?: string; storage?: boolean }> }).versions) : [];
+  const storage = versions.find((v) => v?.storage === true)?.name;
+  const stored = Array.isArray(status.storedVersions) ? (status.storedVersions as string[]) : [];
+  if (storage !== undefined && !stored.includes(storage)) status.storedVersions = [...stored, storage];
+}
+
+function crdStrategy(base: Strategy): Strategy {
+  return {
+    ...base,
+    prepareForCreate(obj) {
+      const status: Record<string, unknown> = { acceptedNames: { kind: '', plural: '' } };
+      recordStorageVersion(obj, status);
+      obj.status = status;
+    },
+    prepareForUpdate(obj) {
+      const status = { ...((obj.status as Record<string, unknown> | undefined) ?? {}) };
+      recordStorageVersion(obj, status);
+      obj.status = status;
+    },
+  };
+}
+
 const OVERRIDES: Record<string, (base: Strategy) => Strategy> = {
+  'apiextensions.k8s.io/customresourcedefinitions': crdStrategy,
   '/namespaces': namespaceStrategy,
   '/pods': (base) => ({ ...podStrategy(base), prepareForCreate: preparePodForCreate }),
   '/secrets': (base) => ({ ...base, prepareForCreate: mergeStringData, prepareForUpdate: mergeStringData }),

@@ -15,6 +15,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['api', 'storage'],
   ['codec', 'patch'],
   ['validation', 'apply', 'http', 'cache'],
+  ['apiextensions'],
   ['registry'],
   ['admission', 'authn', 'authz'],
   ['handlers', 'controllers', 'observability'],
