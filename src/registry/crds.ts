@@ -33,7 +33,6 @@ export const CRD_HOOKS: StoreHooks = {
         if (!cur) throw notFound(store.groupResource, name);
         const obj = cloneObject(cur);
         const m = metaOf(obj);
-        delete m.resourceVersion;
         if (!(m.finalizers ?? []).includes(CLEANUP_FINALIZER)) m.finalizers = [...(m.finalizers ?? []), CLEANUP_FINALIZER];
         setCondition(obj, {
           type: 'Terminating',

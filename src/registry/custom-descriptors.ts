@@ -179,6 +179,7 @@ export function customResource(spec: CustomResourceSpec, keys: KeyLayout): Custo
     strategy: {
       ...DEFAULT_STRATEGY,
       tracksGeneration: true,
+      genericMetaValidation: true,
       hasStatusSubresource: hasStatus,
       allowUnconditionalUpdate: false,
       ...(hasStatus ? { initialStatus: () => undefined } : {}),

@@ -91,6 +91,7 @@ function recordStorageVersion(crd: KubeObject, status: Record<string, unknown>):
 function crdStrategy(base: Strategy): Strategy {
   return {
     ...base,
+    genericMetaValidation: true,
     prepareForCreate(obj) {
       const status: Record<string, unknown> = { acceptedNames: { kind: '', plural: '' } };
       recordStorageVersion(obj, status);

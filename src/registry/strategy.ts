@@ -18,6 +18,8 @@ export interface Strategy {
   allowCreateOnUpdate: boolean;
   /** A PUT without metadata.resourceVersion overwrites unconditionally. */
   allowUnconditionalUpdate: boolean;
+  /** ObjectMeta checked by apimachinery's rules only (apiextensions types): finalizer names need not be domain-qualified. */
+  genericMetaValidation?: boolean;
   /** DELETE answers with the deleted object rather than a Status. */
   returnDeletedObject: boolean;
   /** Status given to new objects of types with a status subresource. */
