@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { loadDefinitions } from '../api/definitions.js';
+import { JSON_TYPE, YAML_TYPE } from '../codec/media-type.js';
 import { SchemaModel } from '../api/schema-model.js';
 import type { ResourceInfo, SubresourceInfo } from '../api/types.js';
 import { schemaForCustomResource, type ApplySchema } from '../apply/index.js';
@@ -194,6 +195,7 @@ export function customResource(spec: CustomResourceSpec, keys: KeyLayout): Custo
     toStorage: toStorageVersion,
     toServed: toServedVersion,
     subresources,
+    bodyTypes: [JSON_TYPE, YAML_TYPE],
     ...(scalePaths ? { scale: customScale(scalePaths) } : {}),
     ...(warnings.size > 0 ? { versionWarnings: warnings } : {}),
     ...(spec.lifecycle ? { lifecycle: spec.lifecycle } : {}),

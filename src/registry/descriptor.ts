@@ -53,6 +53,8 @@ export interface ResourceDescriptor {
   readonly scale?: ScaleView;
   /** The Warning header of each deprecated served version. */
   readonly versionWarnings?: ReadonlyMap<string, string>;
+  /** The only media types its POST and PUT bodies may have, where not every codec's (custom resources: JSON and YAML; kube answers others 415). */
+  readonly bodyTypes?: readonly string[];
   /** State that changes while the resource is served: a CRD being deleted takes no creates. */
   readonly lifecycle?: { terminating: boolean };
 }
