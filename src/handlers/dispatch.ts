@@ -99,6 +99,7 @@ export async function serveResource(ctx: RequestContext, req: ResourceRequestInf
   // POST creates in a collection; on an object's path there is no such route.
   if (verb === 'create' && req.name && !req.subresource) throw methodNotAllowed();
   if (info.namespaced && !req.namespace && (verb === 'create' || verb === 'deletecollection')) throw methodNotAllowed();
+  if (descriptor.unconvertibleVersions?.has(info.version)) throw notImplemented(`conversion of ${info.name}.${info.group} to ${info.version} through its conversion webhook`);
   const warning = descriptor.versionWarnings?.get(info.version);
   if (warning) ctx.warnings.push(warning);
   if (verb === 'create' && !req.subresource && descriptor.lifecycle?.terminating) {

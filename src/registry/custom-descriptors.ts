@@ -55,6 +55,8 @@ export interface CustomResourceSpec {
   versions: CustomResourceVersion[];
   /** Status as a subresource (spec and status written separately). */
   status?: boolean;
+  /** Versions convert through a webhook (spec.conversion.strategy Webhook), which is not built: only the storage version is usable. */
+  webhookConversion?: boolean;
   /** A CRD being deleted: no creates (see ResourceDescriptor.lifecycle). */
   lifecycle?: { terminating: boolean };
 }
@@ -196,6 +198,7 @@ export function customResource(spec: CustomResourceSpec, keys: KeyLayout): Custo
     toServed: toServedVersion,
     subresources,
     bodyTypes: [JSON_TYPE, YAML_TYPE],
+    ...(spec.webhookConversion ? { unconvertibleVersions: new Set(served.filter((v) => v !== storageVersion).map((v) => v.name)) } : {}),
     ...(scalePaths ? { scale: customScale(scalePaths) } : {}),
     ...(warnings.size > 0 ? { versionWarnings: warnings } : {}),
     ...(spec.lifecycle ? { lifecycle: spec.lifecycle } : {}),

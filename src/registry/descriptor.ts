@@ -53,6 +53,8 @@ export interface ResourceDescriptor {
   readonly scale?: ScaleView;
   /** The Warning header of each deprecated served version. */
   readonly versionWarnings?: ReadonlyMap<string, string>;
+  /** Served versions whose objects need a conversion this server cannot do yet (a CRD's conversion webhook): requests for them answer 501. */
+  readonly unconvertibleVersions?: ReadonlySet<string>;
   /** The only media types its POST and PUT bodies may have, where not every codec's (custom resources: JSON and YAML; kube answers others 415). */
   readonly bodyTypes?: readonly string[];
   /** State that changes while the resource is served: a CRD being deleted takes no creates. */

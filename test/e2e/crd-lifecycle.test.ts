@@ -118,4 +118,42 @@ describe('CRD lifecycle over the API', () => {
     await eventually(async () => (await http(c, 'GET', `${CRDS}/gizmos.lifecycle.example.com`)).status === 404);
     await eventually(async () => (await http(c, 'GET', path)).status === 404);
   });
+
+  it('while an instance holds a finalizer the CRD stays Terminating and refuses creates', async () => {
+    const crd = gizmos([v('v1', true)]);
+    (crd.metadata as Record<string, unknown>).name = 'holds.lifecycle.example.com';
+    (crd.spec as Record<string, any>).names = { plural: 'holds', kind: 'Hold' };
+    assert.equal((await http(c, 'POST', CRDS, { body: crd })).status, 201);
+    await established('holds.lifecycle.example.com');
+    const path = '/apis/lifecycle.example.com/v1/namespaces/default/holds';
+    const held = { apiVersion: 'lifecycle.example.com/v1', kind: 'Hold', metadata: { name: 'h', finalizers: ['example.com/hold'] } };
+    assert.equal((await http(c, 'POST', path, { body: held })).status, 201);
+    assert.equal((await http(c, 'DELETE', `${CRDS}/holds.lifecycle.example.com`)).status, 200);
+    const inProgress = await eventually(async () => {
+      const got = (await http(c, 'GET', `${CRDS}/holds.lifecycle.example.com`)).json;
+      const t = got.status.conditions.find((x: { type: string }) => x.type === 'Terminating');
+      return t?.reason === 'InstanceDeletionInProgress' ? t : undefined;
+    });
+    assert.equal(inProgress.message, 'CustomResource deletion is in progress');
+    const refused = await http(c, 'POST', path, { body: { ...held, metadata: { name: 'h2' } } });
+    assert.equal(refused.status, 405);
+    assert.equal(refused.json.message, 'create not allowed while custom resource definition is terminating');
+    assert.equal((await http(c, 'PATCH', `${path}/h`, { headers: { 'content-type': 'application/merge-patch+json' }, body: { metadata: { finalizers: null } } })).status, 200);
+    await eventually(async () => (await http(c, 'GET', `${CRDS}/holds.lifecycle.example.com`)).status === 404, 20_000);
+  });
+
+  it('versions behind a conversion webhook answer 501; the storage version is served', async () => {
+    const crd = gizmos([v('v1', true), v('v2', false)], {
+      conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: 'https://127.0.0.1:1/convert' } } },
+    });
+    (crd.metadata as Record<string, unknown>).name = 'hooks.lifecycle.example.com';
+    (crd.spec as Record<string, any>).names = { plural: 'hooks', kind: 'Hook' };
+    const created = await http(c, 'POST', CRDS, { body: crd });
+    assert.equal(created.status, 201, created.text);
+    await established('hooks.lifecycle.example.com');
+    assert.equal((await http(c, 'GET', '/apis/lifecycle.example.com/v1/namespaces/default/hooks')).status, 200);
+    const v2 = await http(c, 'GET', '/apis/lifecycle.example.com/v2/namespaces/default/hooks');
+    assert.equal(v2.status, 501);
+    assert.equal(v2.json.reason, 'NotImplemented');
+  });
 });
