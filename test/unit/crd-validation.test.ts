@@ -82,6 +82,11 @@ describe('CRD validation (create)', () => {
       ['spec.preserveUnknownFields: Invalid value: true: cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead'],
     ],
     ['deprecationWarning only when deprecated', (c) => (c.spec.versions[0].deprecationWarning = 'old'), ['spec.versions[0].deprecationWarning: Invalid value: "old": can only be set for deprecated versions']],
+    [
+      'deprecation warnings are printable',
+      (c) => Object.assign(c.spec.versions[0], { deprecated: true, deprecationWarning: 'old\t' }),
+      ['spec.versions[0].deprecationWarning: Invalid value: "old\\t": must only contain printable UTF-8 characters; non-printable character found at index 3'],
+    ],
     ['stored versions must exist', (c) => (c.status.storedVersions = []), ['status.storedVersions: Invalid value: []string{}: must have at least one stored version']],
     [
       'printer column type and path (collapsed to the top level)',

@@ -144,17 +144,14 @@ function validateDeprecationWarning(v: CrdVersion, path: string): FieldError[] {
     if (Buffer.byteLength(w) > 256) out.push('must be <= 256 characters long');
     if (w.length === 0) out.push('must not be an empty string');
     let byteIndex = 0;
+    // unicode.IsPrint (letters, marks, numbers, punctuation, symbols, ASCII space): control characters are
+    // not printable either, so kube reports them as non-printable before its control-character check.
     for (const ch of w) {
-      const cp = ch.codePointAt(0)!;
-      if (/\p{Cc}/u.test(ch)) {
-        out.push(`must only contain printable UTF-8 characters; control character found at index ${byteIndex}`);
-        break;
-      }
       if (!/[\p{L}\p{M}\p{N}\p{P}\p{S} ]/u.test(ch)) {
         out.push(`must only contain printable UTF-8 characters; non-printable character found at index ${byteIndex}`);
         break;
       }
-      byteIndex += Buffer.byteLength(String.fromCodePoint(cp));
+      byteIndex += Buffer.byteLength(ch);
     }
   }
   return out.map((d) => invalid(`${path}.deprecationWarning`, w ?? null, d));
