@@ -4,6 +4,7 @@ import { STRATEGY_FACTS, type StrategyFacts } from './strategy-facts.js';
 import { NAMESPACE_FINALIZER } from './namespaces.js';
 import { prepareJobForCreate, preparePodForCreate } from './defaults/index.js';
 import { hasValidation, validateObject, validateObjectUpdate } from './validation/index.js';
+import { validateCustomResourceDefinitionStatusUpdate } from './validation/crd.js';
 
 /**
  * The strategy of each resource: kube-apiserver's per-type facts
@@ -92,6 +93,7 @@ function crdStrategy(base: Strategy): Strategy {
   return {
     ...base,
     genericMetaValidation: true,
+    validateStatusUpdate: (obj) => validateCustomResourceDefinitionStatusUpdate(obj),
     prepareForCreate(obj) {
       const status: Record<string, unknown> = { acceptedNames: { kind: '', plural: '' } };
       recordStorageVersion(obj, status);

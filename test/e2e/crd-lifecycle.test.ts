@@ -90,6 +90,21 @@ describe('CRD lifecycle over the API', () => {
     const refused = await http(c, 'PUT', `${CRDS}/gizmos.lifecycle.example.com`, { body: drop });
     assert.equal(refused.status, 422);
     assert.match(refused.json.message, /status\.storedVersions\[0\]: Invalid value: "v1": missing from spec\.versions; v1 was previously a storage version/);
+    // A storage migration records that v1 is gone through /status (checked for its names only, as in kube); then v1 may go.
+    const migrated = (await http(c, 'GET', `${CRDS}/gizmos.lifecycle.example.com`)).json;
+    migrated.status.storedVersions = ['v2'];
+    const status = await http(c, 'PUT', `${CRDS}/gizmos.lifecycle.example.com/status`, { body: migrated });
+    assert.equal(status.status, 200, status.text);
+    assert.deepEqual(status.json.status.storedVersions, ['v2']);
+    status.json.spec.versions = [v('v2', true)];
+    const dropped = await http(c, 'PUT', `${CRDS}/gizmos.lifecycle.example.com`, { body: status.json });
+    assert.equal(dropped.status, 200, dropped.text);
+    // The object stored as v1 is still read (conversion None rewrites apiVersion).
+    const again = await eventually(async () => {
+      const r = await http(c, 'GET', `${base}/v2/namespaces/default/gizmos/old`);
+      return r.status === 200 ? r.json : undefined;
+    });
+    assert.deepEqual(again.spec, { size: 1 });
   });
 
   it('custom resources answer protobuf requests with 415 and protobuf accepts with JSON', async () => {

@@ -460,3 +460,8 @@ export function validateCustomResourceDefinitionUpdate(obj: Obj, old: Obj): Fiel
   errs.push(...immutable('spec.names.plural', spec.names?.plural, oldSpec.names?.plural));
   return [...errs, ...statusNames(obj), ...validateStoredVersions(obj, spec), ...validateApiApproval(obj, old), ...validatePreserveUnknownFields(obj, old)];
 }
+
+/** ValidateUpdateCustomResourceDefinitionStatus: a /status write is checked for its accepted names only (metadata generically). */
+export function validateCustomResourceDefinitionStatusUpdate(obj: Obj): FieldError[] {
+  return statusNames(obj);
+}
