@@ -160,6 +160,7 @@ describe('CustomResourceDefinitions with kubectl', { skip }, () => {
       body: '{"spec":{"color":"red"}}',
     });
     assert.equal(r.status, 415);
+    assert.equal(r.json.message, 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
   });
 
   it('explains the custom resource and lists it in `get all`', async () => {
