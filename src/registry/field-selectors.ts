@@ -102,7 +102,7 @@ export function checkFieldSelectorSupported(sel: FieldSelector, support: Pick<Fi
 
 
 /**
- * A custom resource's field labels: metadata.name, metadata.namespace and its
+ * A custom resource's field labels: metadata.name, metadata.namespace (when namespaced) and its
  * selectableFields (".spec.color" is label "spec.color"), values as strings
  * (booleans and integers printed); kube answers others with its custom
  * conversion's "field label not supported".
@@ -110,7 +110,8 @@ export function checkFieldSelectorSupported(sel: FieldSelector, support: Pick<Fi
 export function customFieldSupport(namespaced: boolean, selectableFields: readonly string[]): FieldSupport {
   const labels = selectableFields.map((p) => p.replace(/^\./, ''));
   return {
-    fields: ['metadata.name', 'metadata.namespace', ...labels],
+    // kube's crConverter: metadata.namespace only for namespaced resources.
+    fields: ['metadata.name', ...(namespaced ? ['metadata.namespace'] : []), ...labels],
     custom: true,
     extract(obj) {
       const out: Record<string, string> = {
