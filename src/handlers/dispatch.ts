@@ -3,7 +3,7 @@ import type { Authorizer } from '../authz/authorizer.js';
 import type { ApiCatalog } from '../api/catalog.js';
 import type { Registry } from '../registry/registry.js';
 import type { RequestContext } from '../machinery/context.js';
-import { ApiError, notImplemented, resourceNotFound } from '../machinery/errors.js';
+import { ApiError, methodNotSupported, notImplemented, resourceNotFound } from '../machinery/errors.js';
 import type { FeatureGates } from '../machinery/feature-gates.js';
 import type { ResourceRequestInfo } from '../machinery/request-info.js';
 import { handleCreate } from './create.js';
@@ -99,6 +99,14 @@ export async function serveResource(ctx: RequestContext, req: ResourceRequestInf
   // POST creates in a collection; on an object's path there is no such route.
   if (verb === 'create' && req.name && !req.subresource) throw methodNotAllowed();
   if (info.namespaced && !req.namespace && (verb === 'create' || verb === 'deletecollection')) throw methodNotAllowed();
+  if (descriptor.unconvertibleVersions?.has(info.version)) throw notImplemented(`conversion of ${info.name}.${info.group} to ${info.version} through its conversion webhook`);
+  const warning = descriptor.versionWarnings?.get(info.version);
+  if (warning) ctx.warnings.push(warning);
+  if (verb === 'create' && !req.subresource && descriptor.lifecycle?.terminating) {
+    // kube's crdHandler: no new instances while the CRD's cleanup runs.
+    const err = methodNotSupported({ group: info.group, resource: info.name }, 'create');
+    throw new ApiError({ ...err.status, message: 'create not allowed while custom resource definition is terminating' });
+  }
   const scope = new ResourceScope(ctx, req, info, descriptor, deps.registry.storeFor(info));
   if (info.virtual) {
     if (verb === 'create' && descriptor.virtual) return virtualCreate(descriptor.virtual, scope, deps);

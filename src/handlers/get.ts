@@ -1,3 +1,4 @@
+import { tableFor } from '../registry/descriptor.js';
 import { jsonObjectBytes, protobufObjectBytes } from '../codec/cached-encoding.js';
 import { JSON_TYPE, PROTOBUF_TYPE } from '../codec/media-type.js';
 import type { View } from '../codec/negotiate.js';
@@ -27,7 +28,7 @@ export async function handleGet(scope: ResourceScope): Promise<void> {
 export function renderObject(scope: ResourceScope, obj: KubeObject, view: View): unknown {
   if (view.kind === 'metadata') return partialObjectMetadata(obj, view.version);
   if (view.kind === 'table') {
-    return table([obj], scope.descriptor.table, {
+    return table([obj], tableFor(scope.descriptor, scope.info.version), {
       version: view.version,
       includeObject: parseIncludeObject(scope.ctx.query.get('includeObject')),
       listMeta: { resourceVersion: obj.metadata?.resourceVersion ?? '' },

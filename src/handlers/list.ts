@@ -1,3 +1,4 @@
+import { tableFor } from '../registry/descriptor.js';
 import { jsonItemBytes, jsonListParts, protobufMessageBytes } from '../codec/cached-encoding.js';
 import { JSON_TYPE, PROTOBUF_TYPE } from '../codec/media-type.js';
 import { composeProtobufList } from '../codec/protobuf/index.js';
@@ -61,7 +62,7 @@ export async function handleList(scope: ResourceScope): Promise<void> {
   const items = result.items.map((c) => scope.toServed(c.object));
   let body: unknown;
   if (neg.view.kind === 'table') {
-    body = table(items, scope.descriptor.table, {
+    body = table(items, tableFor(scope.descriptor, scope.info.version), {
       version: neg.view.version,
       includeObject: parseIncludeObject(ctx.query.get('includeObject')),
       listMeta,

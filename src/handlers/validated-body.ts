@@ -3,7 +3,7 @@ import { decode, DecodeError } from '../codec/codec.js';
 import { JSON_TYPE, YAML_TYPE } from '../codec/media-type.js';
 import { checkFields } from '../validation/fields/index.js';
 import { contentTypeOf, readBody, readObjectBody } from '../http/body.js';
-import { badRequest } from '../machinery/errors.js';
+import { badRequest, unsupportedMediaType } from '../machinery/errors.js';
 import type { FieldValidation } from './options.js';
 import type { ResourceScope } from './scope.js';
 
@@ -18,6 +18,11 @@ import type { ResourceScope } from './scope.js';
 export async function readValidatedBody(scope: ResourceScope, level: FieldValidation): Promise<unknown> {
   const { ctx, info } = scope;
   const type = contentTypeOf(ctx) || JSON_TYPE;
+  const accepted = scope.descriptor.bodyTypes;
+  if (accepted && !accepted.includes(type)) {
+    ctx.req.resume();
+    throw unsupportedMediaType(ctx.header('content-type') ?? '', [...accepted]);
+  }
   if (type !== JSON_TYPE && type !== YAML_TYPE) return readObjectBody(ctx, scope.typeInfo);
   const raw = await readBody(ctx);
   let decoded: unknown;

@@ -1,3 +1,4 @@
+import { tableFor } from '../registry/descriptor.js';
 import { jsonObjectBytes, jsonWatchEventParts, protobufWatchEventParts } from '../codec/cached-encoding.js';
 import { JSON_TYPE, PROTOBUF_TYPE } from '../codec/media-type.js';
 import { encodeWatchEvent, PROTOBUF_WATCH_MEDIA_TYPE } from '../codec/protobuf/index.js';
@@ -47,7 +48,7 @@ export async function handleWatch(scope: ResourceScope, streams: WatchStreams): 
   const start = watchStart(params);
 
   const includeObject = parseIncludeObject(ctx.query.get('includeObject'));
-  const convertor = scope.descriptor.table;
+  const convertor = tableFor(scope.descriptor, scope.info.version);
   let sentTableHeaders = false;
   const cachedBytes = neg.view.kind === 'object';
   const render = (obj: CachedObject): Record<string, unknown> => {

@@ -8,6 +8,7 @@ import { applyDefaults, canonicalizeQuantities } from './defaults/index.js';
 import type { ResourceDescriptor, SchemaHandle, StatusStrategy, StoreHooks, SubresourceKind, VirtualKind } from './descriptor.js';
 import { fieldExtractorFor } from './field-selectors.js';
 import { NAMESPACE_HOOKS } from './namespaces.js';
+import { CRD_HOOKS } from './crds.js';
 import { ServiceAllocation } from './services/service-store.js';
 import { strategyFor } from './strategies.js';
 import { tableConvertorFor } from './tables.js';
@@ -48,6 +49,7 @@ const VIRTUAL: Record<string, VirtualKind> = {
 function hooksFor(group: string, resource: string): StoreHooks | undefined {
   if (group === '' && resource === 'namespaces') return NAMESPACE_HOOKS;
   if (group === '' && resource === 'services') return new ServiceAllocation();
+  if (group === 'apiextensions.k8s.io' && resource === 'customresourcedefinitions') return CRD_HOOKS;
   return undefined;
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { loadDefinitions } from '../api/definitions.js';
+import { JSON_TYPE, YAML_TYPE } from '../codec/media-type.js';
 import { SchemaModel } from '../api/schema-model.js';
 import type { ResourceInfo, SubresourceInfo } from '../api/types.js';
 import { CustomResourceSchema } from '../apiextensions/schema/index.js';
@@ -10,11 +11,11 @@ import type { KubeObject, ObjectMeta } from '../machinery/object.js';
 import type { KeyLayout } from '../storage/keys.js';
 import { toServedVersion, toStorageVersion } from './convert.js';
 import type { ResourceDescriptor, SchemaHandle, SubresourceKind } from './descriptor.js';
-import { fieldExtractorFor } from './field-selectors.js';
+import { customFieldSupport } from './field-selectors.js';
 import { DEFAULT_STRATEGY } from './strategy.js';
 import { validateObjectMeta } from './validate-meta.js';
-import { col, doc, nameCol, printer } from './tables/columns.js';
-import { age, nameOf } from './tables/format.js';
+import { customScale, type ScalePaths } from './custom-scale.js';
+import { customTable, type PrinterColumn } from './custom-table.js';
 
 /**
  * Descriptors of types defined while the server runs, the way kube's
@@ -29,8 +30,20 @@ export interface CustomResourceVersion {
   name: string;
   /** The version objects are stored in; exactly one version has it. */
   storage: boolean;
+  /** Served over the API (default true); an unserved version may still be the storage version. */
+  served?: boolean;
   /** The version's openAPIV3Schema (structural). */
   schema?: JsonObject;
+  /** additionalPrinterColumns (none: kube's Age column). */
+  columns?: PrinterColumn[];
+  /** Status as a subresource in this version (default: the spec's `status`). */
+  status?: boolean;
+  /** The scale subresource's paths in this version. */
+  scale?: ScalePaths;
+  /** selectableFields' paths (".spec.color"): field labels "spec.color". */
+  selectableFields?: string[];
+  /** The Warning header of requests for this version (a deprecated version's). */
+  warning?: string;
 }
 
 export interface CustomResourceSpec {
@@ -48,6 +61,10 @@ export interface CustomResourceSpec {
   status?: boolean;
   /** The CRD's spec.preserveUnknownFields: nothing is pruned (v1beta1-era CRDs). */
   preserveUnknownFields?: boolean;
+  /** Versions convert through a webhook (spec.conversion.strategy Webhook), which is not built: only the storage version is usable. */
+  webhookConversion?: boolean;
+  /** A CRD being deleted: no creates (see ResourceDescriptor.lifecycle). */
+  lifecycle?: { terminating: boolean };
 }
 
 export interface CustomResource {
@@ -58,13 +75,9 @@ export interface CustomResource {
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 const LIST_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta';
-/** kube's table of a custom resource version without additionalPrinterColumns: Name, then Age (serveDefaultColumnsIfEmpty). */
-const CUSTOM_TABLE = printer(
-  () => [nameCol(), col('Age', 'date', doc(OBJECT_META, 'creationTimestamp'))],
-  (o, now) => [nameOf(o), age(o, now)],
-);
 const CUSTOM_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const STATUS_VERBS = ['get', 'patch', 'update'];
+const SCALE_DEFINITION = 'io.k8s.api.autoscaling.v1.Scale';
 
 /** kube's OpenAPI definition name of a custom kind: the group reversed, then version and kind (com.example.v1.Widget). */
 export function customDefinitionName(group: string, version: string, kind: string): string {
@@ -112,6 +125,7 @@ export function customResource(spec: CustomResourceSpec, keys: KeyLayout): Custo
   const own: Record<string, JsonObject> = {};
   const schemas = new Map<string, JsonObject | undefined>();
   for (const v of spec.versions) {
+    if (v.served === false) continue;
     Object.assign(own, versionDefinitions(spec, v, listKind));
     schemas.set(customDefinitionName(spec.group, v.name, spec.kind), v.schema);
   }
@@ -132,9 +146,13 @@ export function customResource(spec: CustomResourceSpec, keys: KeyLayout): Custo
     },
     customResource: (definition) => structural.byDefinition.get(definition),
   };
-  const versions: ResourceInfo[] = spec.versions.map((v) => {
+  const statusIn = (v: CustomResourceVersion): boolean => v.status ?? spec.status === true;
+  const served = spec.versions.filter((v) => v.served !== false);
+  const versions: ResourceInfo[] = served.map((v) => {
     const definition = customDefinitionName(spec.group, v.name, spec.kind);
-    const subresources: SubresourceInfo[] = spec.status ? [{ name: 'status', kind: spec.kind, group: spec.group, version: v.name, verbs: STATUS_VERBS, definition }] : [];
+    const subresources: SubresourceInfo[] = [];
+    if (v.scale) subresources.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: STATUS_VERBS, definition: SCALE_DEFINITION });
+    if (statusIn(v)) subresources.push({ name: 'status', kind: spec.kind, group: spec.group, version: v.name, verbs: STATUS_VERBS, definition });
     return {
       group: spec.group,
       version: v.name,
@@ -153,7 +171,15 @@ export function customResource(spec: CustomResourceSpec, keys: KeyLayout): Custo
       isObject: true,
     };
   });
-  const subresources = new Map<string, SubresourceKind>(spec.status ? [['status', 'status']] : []);
+  // The store is one per resource: status and scale follow the storage version's settings.
+  const hasStatus = statusIn(storageVersion);
+  const subresources = new Map<string, SubresourceKind>();
+  if (spec.versions.some(statusIn)) subresources.set('status', 'status');
+  if (spec.versions.some((v) => v.scale)) subresources.set('scale', 'scale');
+  const scalePaths = storageVersion.scale ?? spec.versions.find((v) => v.scale)?.scale;
+  const tables = new Map(served.map((v) => [v.name, customTable(v.columns ?? [])] as const));
+  const warnings = new Map(served.flatMap((v) => (v.warning ? [[v.name, v.warning] as const] : [])));
+  const selectable = [...new Set(spec.versions.flatMap((v) => v.selectableFields ?? []))];
   const descriptor: ResourceDescriptor = {
     group: spec.group,
     resource: spec.plural,
@@ -164,9 +190,10 @@ export function customResource(spec: CustomResourceSpec, keys: KeyLayout): Custo
     strategy: {
       ...DEFAULT_STRATEGY,
       tracksGeneration: true,
-      hasStatusSubresource: spec.status === true,
+      genericMetaValidation: true,
+      hasStatusSubresource: hasStatus,
       allowUnconditionalUpdate: false,
-      ...(spec.status ? { initialStatus: () => undefined } : {}),
+      ...(hasStatus ? { initialStatus: () => undefined } : {}),
       validate: (obj) => structural.of(obj).validate(obj as JsonObject, validateEmbeddedMeta),
       validateUpdate: (obj, old) => structural.of(obj).validateUpdate(obj as JsonObject, old as JsonObject, validateEmbeddedMeta),
     },
@@ -174,11 +201,17 @@ export function customResource(spec: CustomResourceSpec, keys: KeyLayout): Custo
     schema,
     defaults: (info, obj) => replaceContent(obj, structural.defaulted(structural.byVersion(info.version), obj)),
     canonicalize: () => undefined,
-    table: CUSTOM_TABLE,
-    fields: fieldExtractorFor(spec.group, spec.plural, spec.namespaced),
+    table: tables.get(storageVersion.name) ?? customTable(storageVersion.columns ?? []),
+    tablesByVersion: tables,
+    fields: customFieldSupport(spec.namespaced, selectable),
     toStorage: toStorageVersion,
     toServed: (obj, info) => structural.defaulted(structural.byVersion(info.version), toServedVersion(obj, info), false),
     subresources,
+    bodyTypes: [JSON_TYPE, YAML_TYPE],
+    ...(spec.webhookConversion ? { unconvertibleVersions: new Set(served.filter((v) => v !== storageVersion).map((v) => v.name)) } : {}),
+    ...(scalePaths ? { scale: customScale(scalePaths) } : {}),
+    ...(warnings.size > 0 ? { versionWarnings: warnings } : {}),
+    ...(spec.lifecycle ? { lifecycle: spec.lifecycle } : {}),
   };
   return { descriptor, versions };
 }

@@ -37,6 +37,8 @@ export interface ResourceDescriptor {
   canonicalize(info: ResourceInfo, obj: KubeObject): void;
   /** Rows of `as=Table`. */
   readonly table: TableConvertor;
+  /** Versions whose rows differ from `table` (a CRD's per-version printer columns). */
+  readonly tablesByVersion?: ReadonlyMap<string, TableConvertor>;
   /** Field labels for field selectors and how to read them. */
   readonly fields: FieldSupport;
   /** Served version ↔ storage version. Never mutates its input. */
@@ -48,6 +50,28 @@ export interface ResourceDescriptor {
   readonly virtual?: VirtualKind;
   /** Behaviour around the generic store's writes (kube's REST wrappers, Begin/After hooks). */
   readonly hooks?: StoreHooks;
+  /** The Scale view of the parent, where it is not the built-in workloads' (spec.replicas, status.replicas, spec.selector). */
+  readonly scale?: ScaleView;
+  /** The Warning header of each deprecated served version. */
+  readonly versionWarnings?: ReadonlyMap<string, string>;
+  /** Served versions whose objects need a conversion this server cannot do yet (a CRD's conversion webhook): requests for them answer 501. */
+  readonly unconvertibleVersions?: ReadonlySet<string>;
+  /** The only media types its POST and PUT bodies may have, where not every codec's (custom resources: JSON and YAML; kube answers others 415). */
+  readonly bodyTypes?: readonly string[];
+  /** State that changes while the resource is served: a CRD being deleted takes no creates. */
+  readonly lifecycle?: { terminating: boolean };
+}
+
+/** The rows of `as=Table` for one served version. */
+export function tableFor(desc: ResourceDescriptor, version: string): TableConvertor {
+  return desc.tablesByVersion?.get(version) ?? desc.table;
+}
+
+/** An autoscaling/v1 Scale view of a parent object (served version). */
+export interface ScaleView {
+  scaleOf(parent: KubeObject): KubeObject;
+  /** A copy of the parent with the desired replicas. */
+  withReplicas(parent: KubeObject, replicas: number): KubeObject;
 }
 
 /**

@@ -100,3 +100,29 @@ export function checkFieldSelectorSupported(sel: FieldSelector, support: Pick<Fi
   }
 }
 
+
+/**
+ * A custom resource's field labels: metadata.name, metadata.namespace (when namespaced) and its
+ * selectableFields (".spec.color" is label "spec.color"), values as strings
+ * (booleans and integers printed); kube answers others with its custom
+ * conversion's "field label not supported".
+ */
+export function customFieldSupport(namespaced: boolean, selectableFields: readonly string[]): FieldSupport {
+  const labels = selectableFields.map((p) => p.replace(/^\./, ''));
+  return {
+    // kube's crConverter: metadata.namespace only for namespaced resources.
+    fields: ['metadata.name', ...(namespaced ? ['metadata.namespace'] : []), ...labels],
+    custom: true,
+    extract(obj) {
+      const out: Record<string, string> = {
+        'metadata.name': str(obj.metadata?.name),
+        'metadata.namespace': namespaced ? str(obj.metadata?.namespace) : '',
+      };
+      for (const label of labels) {
+        const v = at(obj, ...label.split('.'));
+        out[label] = typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
+      }
+      return out;
+    },
+  };
+}

@@ -99,6 +99,11 @@ export class Registry {
     for (const info of versions) this.catalog?.addCustomResource(info, desc.schema.own);
   }
 
+  /** Whether `group/resource` is served as a run-time addition (a CRD's, once its serving controller added it). */
+  isAdded(group: string, resource: string): boolean {
+    return this.added.has(`${group}/${resource}`);
+  }
+
   /**
    * Stops serving a resource added at run time: it leaves discovery and
    * OpenAPI, its watch cache stops (ending its open watches), and requests

@@ -199,7 +199,7 @@ export class ResourceStore {
     }
     this.strategy.prepareForCreate?.(obj);
     const errs: FieldError[] = [
-      ...validateObjectMeta(meta, { namespaced: this.desc.namespaced, nameRule: this.strategy.nameRule }),
+      ...validateObjectMeta(meta, { namespaced: this.desc.namespaced, nameRule: this.strategy.nameRule, genericFinalizerNames: this.strategy.genericMetaValidation === true }),
       ...(this.strategy.validate?.(obj) ?? []),
     ];
     if (errs.length > 0) throw invalid({ group: this.desc.group, kind: this.desc.kind }, meta.name ?? '', errs);
@@ -398,12 +398,18 @@ export class ResourceStore {
     mutateSystemFields?.(next);
     const errs: FieldError[] = [
       ...validateObjectMetaUpdate(meta, curMeta),
-      ...validateObjectMeta(meta, { namespaced: this.desc.namespaced, nameRule: this.strategy.nameRule }),
+      ...validateObjectMeta(meta, { namespaced: this.desc.namespaced, nameRule: this.strategy.nameRule, genericFinalizerNames: this.strategy.genericMetaValidation === true }),
       // Trusted server-side writes (binding, finalize) skip the type's update rules, as kube's raw storage updates do.
-      ...(mode === 'internal' ? [] : (this.strategy.validateUpdate?.(next, current) ?? this.strategy.validate?.(next) ?? [])),
+      ...(mode === 'internal' ? [] : this.typeUpdateErrors(next, current, mode)),
     ];
     if (errs.length > 0) throw invalid({ group: this.desc.group, kind: this.desc.kind }, curMeta.name ?? '', errs);
     return next;
+  }
+
+  /** The type's rules for an update: its status strategy's for /status writes where it has them. */
+  private typeUpdateErrors(next: KubeObject, current: KubeObject, mode: UpdateMode): FieldError[] {
+    if (mode === 'status' && this.strategy.validateStatusUpdate) return this.strategy.validateStatusUpdate(next, current);
+    return this.strategy.validateUpdate?.(next, current) ?? this.strategy.validate?.(next) ?? [];
   }
 
   /**

@@ -4,6 +4,7 @@ import { STRATEGY_FACTS, type StrategyFacts } from './strategy-facts.js';
 import { NAMESPACE_FINALIZER } from './namespaces.js';
 import { prepareJobForCreate, preparePodForCreate } from './defaults/index.js';
 import { hasValidation, validateObject, validateObjectUpdate } from './validation/index.js';
+import { validateCustomResourceDefinitionStatusUpdate } from './validation/crd.js';
 
 /**
  * The strategy of each resource: kube-apiserver's per-type facts
@@ -80,7 +81,34 @@ function mergeStringData(obj: KubeObject): void {
   delete obj.stringData;
 }
 
+/** The storage version joins status.storedVersions on create and whenever it changes (kube's CRD strategy). */
+function recordStorageVersion(crd: KubeObject, status: Record<string, unknown>): void {
+  const versions = Array.isArray((crd.spec as { versions?: unknown } | undefined)?.versions) ? ((crd.spec as { versions: Array<{ name?: string; storage?: boolean }> }).versions) : [];
+  const storage = versions.find((v) => v?.storage === true)?.name;
+  const stored = Array.isArray(status.storedVersions) ? (status.storedVersions as string[]) : [];
+  if (storage !== undefined && !stored.includes(storage)) status.storedVersions = [...stored, storage];
+}
+
+function crdStrategy(base: Strategy): Strategy {
+  return {
+    ...base,
+    genericMetaValidation: true,
+    validateStatusUpdate: (obj) => validateCustomResourceDefinitionStatusUpdate(obj),
+    prepareForCreate(obj) {
+      const status: Record<string, unknown> = { acceptedNames: { kind: '', plural: '' } };
+      recordStorageVersion(obj, status);
+      obj.status = status;
+    },
+    prepareForUpdate(obj) {
+      const status = { ...((obj.status as Record<string, unknown> | undefined) ?? {}) };
+      recordStorageVersion(obj, status);
+      obj.status = status;
+    },
+  };
+}
+
 const OVERRIDES: Record<string, (base: Strategy) => Strategy> = {
+  'apiextensions.k8s.io/customresourcedefinitions': crdStrategy,
   '/namespaces': namespaceStrategy,
   '/pods': (base) => ({ ...podStrategy(base), prepareForCreate: preparePodForCreate }),
   '/secrets': (base) => ({ ...base, prepareForCreate: mergeStringData, prepareForUpdate: mergeStringData }),

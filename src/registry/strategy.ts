@@ -18,6 +18,8 @@ export interface Strategy {
   allowCreateOnUpdate: boolean;
   /** A PUT without metadata.resourceVersion overwrites unconditionally. */
   allowUnconditionalUpdate: boolean;
+  /** ObjectMeta checked by apimachinery's rules only (apiextensions types): finalizer names need not be domain-qualified. */
+  genericMetaValidation?: boolean;
   /** DELETE answers with the deleted object rather than a Status. */
   returnDeletedObject: boolean;
   /** Status given to new objects of types with a status subresource. */
@@ -27,6 +29,8 @@ export interface Strategy {
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   validate?(obj: KubeObject): FieldError[];
   validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /** Validation of a write through /status, where the type's status strategy has its own (default: validateUpdate). */
+  validateStatusUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
   /**
    * Seconds a deletion waits before the object is removed (graceful deletion,
    * e.g. pods bound to a node); 0 removes as soon as no finalizer is left.

@@ -47,7 +47,7 @@ export function validateAnnotations(annotations: unknown, field: string): FieldE
 
 const STANDARD_FINALIZERS = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
 
-export function validateFinalizers(finalizers: unknown, field: string): FieldError[] {
+export function validateFinalizers(finalizers: unknown, field: string, kubeNames = true): FieldError[] {
   if (finalizers === undefined || finalizers === null) return [];
   if (!Array.isArray(finalizers)) return [{ type: 'FieldValueTypeInvalid', field, value: finalizers, detail: 'must be a list of strings' }];
   const errs: FieldError[] = [];
@@ -65,8 +65,9 @@ export function validateFinalizers(finalizers: unknown, field: string): FieldErr
   }
   // core/validation's validateKubeFinalizerName runs after the generic checks,
   // per item: unqualified names must be one of the standard finalizers.
+  // apiextensions types (CRDs, custom resources) use apimachinery's ObjectMeta validation, which has no such rule.
   finalizers.forEach((f, i) => {
-    if (typeof f === 'string' && !f.includes('/') && !STANDARD_FINALIZERS.has(f)) {
+    if (kubeNames && typeof f === 'string' && !f.includes('/') && !STANDARD_FINALIZERS.has(f)) {
       errs.push({ type: 'FieldValueInvalid', field: `${field}[${i}]`, value: f, detail: 'name is neither a standard finalizer name nor is it fully qualified' });
     }
   });
@@ -74,7 +75,7 @@ export function validateFinalizers(finalizers: unknown, field: string): FieldErr
 }
 
 /** ValidateObjectMeta: names, namespace presence, labels, annotations, finalizers. */
-export function validateObjectMeta(meta: ObjectMeta, opts: { namespaced: boolean; nameRule: NameRule }): FieldError[] {
+export function validateObjectMeta(meta: ObjectMeta, opts: { namespaced: boolean; nameRule: NameRule; genericFinalizerNames?: boolean }): FieldError[] {
   const errs: FieldError[] = [];
   if (meta.generateName) {
     for (const m of validateNameByRule(opts.nameRule, meta.generateName, true)) {
@@ -99,7 +100,7 @@ export function validateObjectMeta(meta: ObjectMeta, opts: { namespaced: boolean
   }
   errs.push(...validateLabels(meta.labels, 'metadata.labels'));
   errs.push(...validateAnnotations(meta.annotations, 'metadata.annotations'));
-  errs.push(...validateFinalizers(meta.finalizers, 'metadata.finalizers'));
+  errs.push(...validateFinalizers(meta.finalizers, 'metadata.finalizers', opts.genericFinalizerNames !== true));
   return errs;
 }
 

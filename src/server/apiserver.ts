@@ -21,6 +21,9 @@ import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
 import { NamespaceDeleter } from '../controllers/namespace-deleter.js';
 import { SystemNamespaces } from '../controllers/system-namespaces.js';
 import { KubernetesService } from '../controllers/kubernetes-service.js';
+import { CrdFinalizer } from '../controllers/crd-finalizer.js';
+import { CrdNaming } from '../controllers/crd-naming.js';
+import { CrdServing } from '../controllers/crd-serving.js';
 import { ClusterIpAllocator, NodePortAllocator } from '../registry/services/allocators.js';
 import { parseCidr } from '../registry/services/cidr.js';
 import { ServiceAllocation } from '../registry/services/service-store.js';
@@ -206,6 +209,11 @@ export class ApiServer {
     this.registerHealthChecks();
     await this.listen();
     this.controllers.push(...(this.options.controllers ?? []));
+    // Every process serves the stored CRDs; their status and cleanup are the leader's (apiextensions-apiserver's controllers).
+    const crds = this.registry.storeFor(this.catalog.knownResource('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!);
+    this.controllers.push(new CrdServing(crds, this.registry, this.logger));
+    this.controllers.push(this.leaderOnly('crd-naming', () => new CrdNaming(crds, this.client('kube-apiserver'), (group, plural) => this.registry.isAdded(group, plural))));
+    this.controllers.push(this.leaderOnly('crd-finalizer', () => new CrdFinalizer(crds, this.client('kube-apiserver'))));
     this.controllers.push(
       this.leaderOnly('kubernetes-service', () => new KubernetesService(this.client('kube-apiserver'), {
         range: parseCidr(cfg.serviceClusterIpRange),

@@ -9,6 +9,7 @@ import { writeEncoded } from '../../http/respond.js';
 import { checkBodyObject, createOptions, parseWriteOptions } from '../create.js';
 import { readPatch } from '../patch.js';
 import type { ResourceScope } from '../scope.js';
+import type { ScaleView } from '../../registry/descriptor.js';
 
 /**
  * The scale subresource (autoscaling/v1 Scale) of deployments, replicasets,
@@ -22,6 +23,16 @@ const SCALE_DEFINITION = 'io.k8s.api.autoscaling.v1.Scale';
 function num(v: unknown): number {
   return typeof v === 'number' ? v : 0;
 }
+
+/** The built-in workloads' Scale view: spec.replicas, status.replicas and the selector (descriptors with another view say so). */
+const WORKLOAD_SCALE: ScaleView = {
+  scaleOf,
+  withReplicas(parent, replicas) {
+    const next = cloneObject(parent);
+    next.spec = { ...((next.spec as object | undefined) ?? {}), replicas };
+    return next;
+  },
+};
 
 /** The Scale view of a parent object (served version). */
 export function scaleOf(parent: KubeObject): KubeObject {
@@ -39,6 +50,8 @@ export function scaleOf(parent: KubeObject): KubeObject {
 
 export async function handleScale(scope: ResourceScope, admission: AdmissionChain): Promise<void> {
   const { ctx, info } = scope;
+  const view = scope.descriptor.scale ?? WORKLOAD_SCALE;
+  const scaleOf = (parent: KubeObject): KubeObject => view.scaleOf(parent);
   const neg = scope.negotiate({ table: false });
   const ns = info.namespaced ? scope.namespace : undefined;
   if (ctx.method === 'GET' || ctx.method === 'HEAD') {
@@ -80,9 +93,7 @@ export async function handleScale(scope: ResourceScope, admission: AdmissionChai
     }
     const rv = scale.metadata?.resourceVersion;
     if (rv && rv !== served.metadata?.resourceVersion) throw conflict(scope.groupResource, scope.name);
-    const next = cloneObject(served);
-    next.spec = { ...((next.spec as object | undefined) ?? {}), replicas: replicas ?? 0 };
-    return scope.toStorage(next);
+    return scope.toStorage(view.withReplicas(served, replicas ?? 0));
   });
   writeEncoded(ctx, 200, scaleOf(scope.toServed(result.object)), neg.encoding, neg.contentType);
 }

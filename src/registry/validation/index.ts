@@ -3,6 +3,7 @@ import type { KubeObject } from '../../machinery/object.js';
 import * as apps from './apps.js';
 import * as batch from './batch.js';
 import * as core from './core.js';
+import { validateCustomResourceDefinition, validateCustomResourceDefinitionUpdate } from './crd.js';
 import type { Obj } from './field.js';
 import * as others from './others.js';
 
@@ -58,6 +59,7 @@ const RULES: Record<string, Rules> = {
   'autoscaling/HorizontalPodAutoscaler': { create: others.validateHorizontalPodAutoscaler },
   'scheduling.k8s.io/PriorityClass': { create: others.validatePriorityClass, update: others.validatePriorityClassUpdate, replaces: true },
   'coordination.k8s.io/Lease': { create: others.validateLease },
+  'apiextensions.k8s.io/CustomResourceDefinition': { create: validateCustomResourceDefinition, update: validateCustomResourceDefinitionUpdate, replaces: true },
 };
 
 /** Errors for a new object of group/kind (group "" is core). */

@@ -1,0 +1,82 @@
+import { canonicalJson, type Json } from '../machinery/json.js';
+import type { Logger } from '../machinery/logger.js';
+import type { KubeObject } from '../machinery/object.js';
+import { conditionTrue, crdSpec, crdStatus } from '../apiextensions/crd.js';
+import { customResource } from '../registry/custom-descriptors.js';
+import { customResourceSpecFromCrd } from '../registry/crd-spec.js';
+import type { Registry } from '../registry/registry.js';
+import type { ResourceStore } from '../registry/resource-store.js';
+import type { Controller } from './controller.js';
+import { Informer } from './informer.js';
+
+/**
+ * Serves what the stored CustomResourceDefinitions define, on every process
+ * (kube's crdHandler with its DiscoveryController and OpenAPI controllers):
+ * a CRD whose names are accepted (or that is established) is added to the
+ * registry, which puts it in discovery and OpenAPI; a change to its spec or
+ * accepted names builds it again (its watches end, as kube's storage swap
+ * ends them); Terminating only stops creates; a CRD that is gone is removed.
+ * A CRD for a built-in resource is not served (the built-in wins, as
+ * kube-apiserver's handlers come before apiextensions').
+ */
+
+interface Served {
+  /** Spec and accepted names the descriptor was built from. */
+  key: string;
+  group: string;
+  plural: string;
+  lifecycle: { terminating: boolean };
+}
+
+export class CrdServing implements Controller {
+  readonly name = 'crd-serving';
+  private readonly informer: Informer;
+  private readonly served = new Map<string, Served>();
+
+  constructor(
+    crds: ResourceStore,
+    private readonly registry: Registry,
+    private readonly logger: Logger,
+  ) {
+    this.informer = new Informer(crds, (type, crd) => this.sync(type === 'DELETED' ? undefined : crd, crd.metadata?.name ?? ''));
+  }
+
+  async start(): Promise<void> {
+    await this.informer.start();
+  }
+
+  stop(): void {
+    this.informer.stop();
+  }
+
+  private sync(crd: KubeObject | undefined, name: string): void {
+    const current = this.served.get(name);
+    const serve = crd !== undefined && (conditionTrue(crd, 'NamesAccepted') || conditionTrue(crd, 'Established'));
+    if (!serve) {
+      if (current) this.unserve(name, current);
+      return;
+    }
+    const key = canonicalJson({ spec: crd.spec ?? null, acceptedNames: (crdStatus(crd).acceptedNames ?? null) } as unknown as Json);
+    const terminating = conditionTrue(crd, 'Terminating');
+    if (current?.key === key) {
+      current.lifecycle.terminating = terminating;
+      return;
+    }
+    const spec = crdSpec(crd);
+    const lifecycle = { terminating };
+    try {
+      const { descriptor, versions } = customResource(customResourceSpecFromCrd(crd, lifecycle), this.registry.keyLayout);
+      if (current && (current.group !== descriptor.group || current.plural !== descriptor.resource)) this.unserve(name, current);
+      this.registry.addResource(descriptor, versions);
+      this.served.set(name, { key, group: spec.group ?? '', plural: spec.names?.plural ?? '', lifecycle });
+    } catch (err) {
+      this.logger.error(`customresourcedefinition ${name} not served: ${(err as Error).message}`);
+      if (current) this.unserve(name, current);
+    }
+  }
+
+  private unserve(name: string, s: Served): void {
+    this.registry.removeResource(s.group, s.plural);
+    this.served.delete(name);
+  }
+}

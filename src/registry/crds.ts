@@ -1,0 +1,48 @@
+import { notFound } from '../machinery/errors.js';
+import { cloneObject, metaOf, nowTimestamp } from '../machinery/object.js';
+import { CLEANUP_FINALIZER, setCondition } from '../apiextensions/crd.js';
+import type { StoreHooks } from './descriptor.js';
+
+/**
+ * The CustomResourceDefinition REST's delete (apiextensions-apiserver
+ * pkg/registry/customresourcedefinition/etcd.go): the first DELETE only marks
+ * the CRD Terminating, with the customresourcecleanup finalizer and the
+ * condition Terminating=True InstanceDeletionPending, and answers with the
+ * CRD; the finalizer controller removes its instances and then the finalizer,
+ * which lets the CRD go.
+ */
+export const CRD_HOOKS: StoreHooks = {
+  async delete(store, _namespace, name, opts, next) {
+    const current = await store.get(undefined, name);
+    store.checkDeletePreconditions(current, opts);
+    if (current.metadata?.deletionTimestamp) return next();
+    await opts.validate?.(current);
+    const result = await store.update(
+      undefined,
+      {
+        name,
+        dryRun: !!opts.dryRun,
+        subresource: 'internal',
+        mutateSystemFields: (obj) => {
+          const m = metaOf(obj);
+          if (!m.deletionTimestamp) m.deletionTimestamp = nowTimestamp();
+          if (m.deletionGracePeriodSeconds === undefined) m.deletionGracePeriodSeconds = 0;
+        },
+      },
+      (cur) => {
+        if (!cur) throw notFound(store.groupResource, name);
+        const obj = cloneObject(cur);
+        const m = metaOf(obj);
+        if (!(m.finalizers ?? []).includes(CLEANUP_FINALIZER)) m.finalizers = [...(m.finalizers ?? []), CLEANUP_FINALIZER];
+        setCondition(obj, {
+          type: 'Terminating',
+          status: 'True',
+          reason: 'InstanceDeletionPending',
+          message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+        });
+        return obj;
+      },
+    );
+    return { object: result.object, deleted: false };
+  },
+};
