@@ -4,7 +4,8 @@ import { AuthenticationError, type AuthenticationResult, type Authenticator } fr
 
 /**
  * kube-apiserver's --client-ca-file authenticator: a client certificate
- * verified against the client CA names the user (CN) and groups (O); no
+ * verified against the client CA bundle (one or more authorities) names
+ * the user (CN) and groups (O; system:authenticated is the filter's); no
  * certificate is no opinion; a certificate that does not verify fails.
  */
 export class ClientCertAuthenticator implements Authenticator {
@@ -17,7 +18,7 @@ export class ClientCertAuthenticator implements Authenticator {
     const cn = asList(cert.subject?.CN)[0];
     if (!cn) throw new AuthenticationError('certificate has no common name');
     const groups = asList(cert.subject?.O);
-    return { user: { username: cn, groups: [...groups, 'system:authenticated'] } };
+    return { user: { username: cn, groups } };
   }
 }
 
