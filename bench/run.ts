@@ -15,6 +15,7 @@ import { storeSection, type StoreResult } from './store.js';
 import { watchSection, type WatchResult } from './watch.js';
 import { stalledSection, type StalledResult } from './stalled-watch.js';
 import { writesSection } from './writes.js';
+import { authnSection } from './authn.js';
 import { fieldValidationSection, type FieldValidationResult } from './field-validation.js';
 
 /**
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
   let startupMs: number | undefined;
   let core: PhaseResult[] = [];
   let writes: PhaseResult[] = [];
+  let authn: PhaseResult[] = [];
   let fieldValidation: FieldValidationResult | undefined;
   const lists: ListResult[] = [];
   let watch: WatchResult[] = [];
@@ -74,6 +76,16 @@ async function main(): Promise<void> {
       }
     } finally {
       await server.stop();
+      removeDir(dataDir);
+    }
+  }
+
+  if (cfg.sections.has('authn')) {
+    const dataDir = tempDir('capstan-bench-authn-');
+    log('authenticated GETs: client certificate, static token, service account token');
+    try {
+      authn = await authnSection(cfg, dataDir);
+    } finally {
       removeDir(dataDir);
     }
   }
@@ -115,6 +127,7 @@ async function main(): Promise<void> {
     ...(startupMs !== undefined ? { startupMs } : {}),
     results: core,
     writes,
+    ...(authn.length > 0 ? { authn } : {}),
     ...(fieldValidation ? { fieldValidation } : {}),
     lists,
     watch,
