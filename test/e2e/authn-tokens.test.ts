@@ -7,6 +7,8 @@ import { SignJWT } from 'jose';
 
 import { verificationKey, type SigningKey } from '../../src/authn/service-account-keys.js';
 import { ApiServer } from '../../src/server/apiserver.js';
+import { writeKubeconfig } from '../../src/server/kubeconfig.js';
+import { credentialCommand, kubeconfigCommand } from '../../src/cli/credential.js';
 import { defaultConfig } from '../../src/server/options.js';
 import { eventually, http, removeDir, tempDir } from '../helpers/server.js';
 
@@ -218,6 +220,30 @@ describe('token authentication', () => {
     assert.equal((await http(admin, 'DELETE', '/api/v1/namespaces/default/serviceaccounts/legacy')).status, 200);
     await eventually(async () => (await http(admin, 'GET', '/api/v1/namespaces/default/secrets/legacy-token')).status === 404);
     assert.equal((await whoami(token)).status, 401);
+  });
+
+  it('prints ExecCredentials of the version kubectl asks for (capstan credential)', async () => {
+    const adminPath = join(dir, 'admin.kubeconfig');
+    writeKubeconfig(adminPath, server.adminKubeconfig());
+    for (const apiVersion of ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1']) {
+      const env = { KUBERNETES_EXEC_INFO: JSON.stringify({ kind: 'ExecCredential', apiVersion, spec: { interactive: false } }) };
+      const out = JSON.parse(await credentialCommand(['--kubeconfig', adminPath, '--service-account', 'default/builder', '--duration', '15m'], env, dir));
+      assert.equal(out.apiVersion, apiVersion);
+      assert.equal(out.kind, 'ExecCredential');
+      const left = Date.parse(out.status.expirationTimestamp) - Date.now();
+      assert.ok(left > 13 * 60_000 && left <= 15 * 60_000 + 1000, String(out.status.expirationTimestamp));
+      assert.equal((await whoami(out.status.token)).json.status.userInfo.username, 'system:serviceaccount:default:builder');
+    }
+    // provideClusterInfo: the token is requested from the cluster kubectl names.
+    const cluster = { server: server.url, 'certificate-authority-data': Buffer.from(admin.creds.ca).toString('base64') };
+    const env = { KUBERNETES_EXEC_INFO: JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive: true, cluster } }) };
+    const out = JSON.parse(await credentialCommand(['--kubeconfig', adminPath, '--service-account', 'default/builder'], env, dir));
+    assert.equal(out.spec.interactive, true);
+    await assert.rejects(credentialCommand(['--kubeconfig', adminPath, '--service-account', 'default/nobody'], {}, dir), /token request for default\/nobody failed \(404\): serviceaccounts "nobody" not found/);
+    await assert.rejects(credentialCommand(['--kubeconfig', adminPath, '--service-account', 'nobody'], {}, dir), /--service-account must be namespace\/name/);
+    const { text } = kubeconfigCommand(['--kubeconfig', adminPath, '--service-account', 'default/builder'], dir, { node: '/usr/bin/node', main: '/opt/capstan/main.js' });
+    assert.match(text, /exec:\n\s+apiVersion: client.authentication.k8s.io\/v1\n\s+args:\n\s+- \/opt\/capstan\/main.js\n\s+- credential/);
+    assert.match(text, /interactiveMode: Never/);
   });
 
   it('serves the issuer discovery documents', async () => {

@@ -20,6 +20,9 @@ import { TokenCache } from '../../src/authn/token-cache.js';
 import { parseCsv, TokenFileAuthenticator } from '../../src/authn/token-file.js';
 import { tokenReviewer } from '../../src/authn/token-review.js';
 import type { KubeObject } from '../../src/machinery/object.js';
+import type { RequestContext } from '../../src/machinery/context.js';
+import { isApiError } from '../../src/machinery/errors.js';
+import { authentication } from '../../src/server/filters/authentication.js';
 
 const ISSUER = 'https://kubernetes.default.svc.cluster.local';
 
@@ -305,5 +308,38 @@ describe('service account keys and discovery', () => {
     assert.throws(() => issuerDiscovery('kubernetes/serviceaccount', '', 'h:1', [key]), /invalid URL/);
     assert.throws(() => issuerDiscovery('http://issuer', '', 'h:1', [key]), { message: 'issuer URL must use https scheme, got: http://issuer' });
     assert.throws(() => issuerDiscovery(ISSUER, 'http://x/jwks', 'h:1', [key]), { message: 'jwksURI requires https scheme, parsed as: http://x/jwks' });
+  });
+});
+
+describe('the authentication filter', () => {
+  const ctxWith = (authorization?: string) =>
+    ({ req: { headers: authorization ? { authorization } : {} }, logger: { v: () => false, info: () => undefined, error: () => undefined } }) as unknown as RequestContext;
+  const tokens = new BearerTokenAuthenticator(
+    new TokenUnion([
+      {
+        authenticateToken: async (t: string) => (t === 'good' ? { user: { username: 'u', groups: ['g'] }, audiences: ['api'] } : t === 'other-aud' ? { user: { username: 'u', groups: [] }, audiences: ['elsewhere'] } : undefined),
+      },
+    ]),
+    ['api'],
+  );
+
+  it('removes the Authorization header before the request goes on, and adds system:authenticated', async () => {
+    const ctx = ctxWith('Bearer good');
+    let seen: string | undefined = 'not called';
+    await authentication(tokens, { anonymous: true, apiAudiences: ['api'] })(ctx, async () => {
+      seen = ctx.req.headers.authorization;
+    });
+    assert.equal(seen, undefined);
+    assert.deepEqual(ctx.user, { username: 'u', groups: ['g', 'system:authenticated'] });
+  });
+
+  it('is 401 for a bad token and a token for other audiences, never anonymous; anonymous without one', async () => {
+    for (const token of ['bad', 'other-aud']) {
+      await assert.rejects(authentication(tokens, { anonymous: true, apiAudiences: ['api'] })(ctxWith(`Bearer ${token}`), async () => undefined), (err: unknown) => isApiError(err, 'Unauthorized'));
+    }
+    const ctx = ctxWith();
+    await authentication(tokens, { anonymous: true })(ctx, async () => undefined);
+    assert.equal(ctx.user?.username, 'system:anonymous');
+    await assert.rejects(authentication(tokens, { anonymous: false })(ctxWith(), async () => undefined), (err: unknown) => isApiError(err, 'Unauthorized'));
   });
 });
