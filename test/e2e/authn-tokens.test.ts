@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
@@ -8,6 +8,7 @@ import { SignJWT } from 'jose';
 import { verificationKey, type SigningKey } from '../../src/authn/service-account-keys.js';
 import { ApiServer } from '../../src/server/apiserver.js';
 import { writeKubeconfig } from '../../src/server/kubeconfig.js';
+import { ensurePki } from '../../src/server/pki.js';
 import { credentialCommand, kubeconfigCommand } from '../../src/cli/credential.js';
 import { defaultConfig } from '../../src/server/options.js';
 import { eventually, http, removeDir, tempDir } from '../helpers/server.js';
@@ -274,6 +275,39 @@ describe('--anonymous-auth=false', () => {
       assert.equal((await http(c, 'GET', '/version')).status, 200);
     } finally {
       await server.stop();
+    }
+  });
+});
+
+describe('client certificates from several CAs (--client-ca-file bundle)', () => {
+  it('authenticates a certificate of each authority in the bundle, CN as user and O as groups', async () => {
+    const dir = tempDir('capstan-two-cas-');
+    try {
+      // A second authority with its own client certificate (bob in team-b), as another cluster's PKI would be.
+      const other = await ensurePki({ certDir: join(dir, 'other'), servingNames: [], adminUser: 'bob', adminGroups: ['team-b'] });
+      const own = await ensurePki({ certDir: join(dir, 'own'), servingNames: [], adminUser: 'capstan-admin', adminGroups: ['system:masters'] });
+      writeFileSync(join(dir, 'bundle.crt'), readFileSync(join(dir, 'own', 'ca.crt'), 'utf8') + readFileSync(join(dir, 'other', 'ca.crt'), 'utf8'));
+      const server = new ApiServer({ config: { certDir: join(dir, 'own'), clientCaFile: join(dir, 'bundle.crt') } });
+      await server.start();
+      try {
+        const ca = own.servingCa ?? '';
+        const as = (cert: string, key: string) => ({ url: server.url, creds: { ca, cert, key } });
+        const review = { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } };
+        const bob = await http(as(other.admin!.cert, other.admin!.key), 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', review);
+        assert.equal(bob.status, 201, bob.text);
+        assert.deepEqual(bob.json.status.userInfo, { username: 'bob', groups: ['team-b', 'system:authenticated'] });
+        const adminUser = await http(as(own.admin!.cert, own.admin!.key), 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', review);
+        assert.equal(adminUser.json.status.userInfo.username, 'capstan-admin');
+        // A certificate of an authority outside the bundle fails (401), it is not anonymous.
+        const stranger = await ensurePki({ certDir: join(dir, 'stranger'), servingNames: [], adminUser: 'eve', adminGroups: [] });
+        const eve = await http(as(stranger.admin!.cert, stranger.admin!.key), 'GET', '/version');
+        assert.equal(eve.status, 401);
+        assert.deepEqual(eve.json, UNAUTHORIZED);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      removeDir(dir);
     }
   });
 });
