@@ -68,3 +68,21 @@ export class BearerTokenAuthenticator implements Authenticator {
     return result;
   }
 }
+
+/**
+ * kube's WrapAudienceAgnosticToken: a token that names no audience (a static
+ * or bootstrap token) is good for the server's own audiences only; asked for
+ * other audiences it is no opinion, and a user it names gets the audiences
+ * asked for that are the server's.
+ */
+export function audienceAgnostic(tokens: TokenAuthenticator, implicit: readonly string[]): TokenAuthenticator {
+  if (implicit.length === 0) return tokens;
+  return {
+    async authenticateToken(token, audiences) {
+      const auds = (audiences ?? implicit).filter((a) => implicit.includes(a));
+      if (auds.length === 0) return undefined;
+      const result = await tokens.authenticateToken(token, audiences);
+      return result && { ...result, audiences: auds };
+    },
+  };
+}

@@ -1,5 +1,5 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -86,7 +86,17 @@ export function loadServiceAccountKeys(opts: { signingKeyFile?: string | undefin
     const path = join(opts.dir, 'sa.key');
     if (!existsSync(path)) {
       mkdirSync(opts.dir, { recursive: true });
-      writeFileSync(path, generatePem(), { mode: 0o600 });
+      // Written aside, then linked into place (which fails if another process got there first):
+      // processes sharing a cert dir that start together all read the same, complete key.
+      const tmp = `${path}.${process.pid}.tmp`;
+      writeFileSync(tmp, generatePem(), { mode: 0o600 });
+      try {
+        linkSync(tmp, path);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      } finally {
+        unlinkSync(tmp);
+      }
     }
     privateKey = createPrivateKey(readFileSync(path, 'utf8'));
   } else {

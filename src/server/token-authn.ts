@@ -1,4 +1,4 @@
-import type { TokenAuthenticator } from '../authn/bearer-token.js';
+import { audienceAgnostic, type TokenAuthenticator } from '../authn/bearer-token.js';
 import { BootstrapTokenAuthenticator } from '../authn/bootstrap-token.js';
 import { JwtVerifier } from '../authn/jwt.js';
 import { loadServiceAccountKeys, type ServiceAccountKeys } from '../authn/service-account-keys.js';
@@ -25,7 +25,8 @@ export interface TokenAuthentication {
 export function buildTokenAuthentication(cfg: TokenAuthnConfig, opts: { keyDir: string | undefined; lookups: ServiceAccountLookups; logger: Logger }): TokenAuthentication {
   const keys = loadServiceAccountKeys({ signingKeyFile: cfg.serviceAccountSigningKeyFile, keyFiles: cfg.serviceAccountKeyFiles, dir: opts.keyDir });
   const authenticators: TokenAuthenticator[] = [];
-  if (cfg.tokenAuthFile) authenticators.push(TokenFileAuthenticator.fromFile(cfg.tokenAuthFile, opts.logger));
+  // Tokens that name no audience are good for the API's audiences only.
+  if (cfg.tokenAuthFile) authenticators.push(audienceAgnostic(TokenFileAuthenticator.fromFile(cfg.tokenAuthFile, opts.logger), cfg.apiAudiences));
   authenticators.push(
     new ServiceAccountTokenAuthenticator({
       issuers: cfg.serviceAccountIssuers,
@@ -35,7 +36,7 @@ export function buildTokenAuthentication(cfg: TokenAuthnConfig, opts: { keyDir: 
       lookups: opts.lookups,
     }),
   );
-  if (cfg.enableBootstrapTokenAuth) authenticators.push(new BootstrapTokenAuthenticator(opts.lookups.secrets, opts.logger));
+  if (cfg.enableBootstrapTokenAuth) authenticators.push(audienceAgnostic(new BootstrapTokenAuthenticator(opts.lookups.secrets, opts.logger), cfg.apiAudiences));
   return {
     authenticators,
     keys,

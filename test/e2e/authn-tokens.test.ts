@@ -193,7 +193,9 @@ describe('token authentication', () => {
     assert.deepEqual(ok.json.status.audiences, ['vault']);
     const wrong = await review({ token });
     assert.deepEqual(wrong.json.status, { authenticated: false, error: `token audiences ["vault"] is invalid for the target audiences ["${ISSUER}"]` });
-    assert.deepEqual((await review({ token: 'static-token' })).json.status, { authenticated: true, user: { username: 'alice', uid: 'uid-alice', groups: ['dev', 'ops', 'system:authenticated'] } });
+    assert.deepEqual((await review({ token: 'static-token' })).json.status, { authenticated: true, user: { username: 'alice', uid: 'uid-alice', groups: ['dev', 'ops', 'system:authenticated'] }, audiences: [ISSUER] });
+    // A token that names no audience is good for the API's audiences only (kube's audience-agnostic wrapper).
+    assert.deepEqual((await review({ token: 'static-token', audiences: ['vault'] })).json.status, { authenticated: false, error: 'invalid bearer token' });
     assert.deepEqual((await review({ token: 'nope' })).json.status, { authenticated: false, error: 'invalid bearer token' });
     const empty = await review({});
     assert.equal(empty.status, 400);

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { SignJWT } from 'jose';
 
 import { AuthenticationError, withAuthenticatedGroup } from '../../src/authn/authenticator.js';
-import { bearerToken, BearerTokenAuthenticator, TokenUnion } from '../../src/authn/bearer-token.js';
+import { audienceAgnostic, bearerToken, BearerTokenAuthenticator, TokenUnion } from '../../src/authn/bearer-token.js';
 import { BootstrapTokenAuthenticator } from '../../src/authn/bootstrap-token.js';
 import { JwtVerifier, unverifiedClaims } from '../../src/authn/jwt.js';
 import type { ObjectLookup } from '../../src/authn/object-lookup.js';
@@ -83,6 +83,15 @@ describe('bearer tokens', () => {
     const req = (auth?: string) => ({ headers: auth ? { authorization: auth } : {} }) as IncomingMessage;
     assert.equal(await none.authenticate(req()), undefined);
     await rejectsWith(none.authenticate(req('Bearer who')), 'invalid bearer token');
+  });
+
+  it('takes a token without audiences as meant for the API audiences only', async () => {
+    const plain = { authenticateToken: async () => ({ user: { username: 'u', groups: [] } }) };
+    const wrapped = audienceAgnostic(plain, ['api', 'api2']);
+    assert.deepEqual((await wrapped.authenticateToken('t', undefined))?.audiences, ['api', 'api2']);
+    assert.deepEqual((await wrapped.authenticateToken('t', ['api2', 'other']))?.audiences, ['api2']);
+    assert.equal(await wrapped.authenticateToken('t', ['other']), undefined);
+    assert.equal(audienceAgnostic(plain, []), plain);
   });
 
   it('adds system:authenticated as kube does', () => {
