@@ -16,6 +16,13 @@ export interface Target {
   creds: Credentials;
   /** The serving process, when known: its CPU use is recorded per phase. */
   pid?: number | undefined;
+  /** A bearer token to authenticate with instead of the client certificate (which is then not sent). */
+  token?: string | undefined;
+}
+
+/** The client certificate, unless the target authenticates with a token. */
+function clientCert(target: Target): { cert?: string; key?: string } {
+  return target.token ? {} : { cert: target.creds.cert, key: target.creds.key };
 }
 
 export type AnyAgent = HttpAgent | HttpsAgent;
@@ -34,16 +41,17 @@ export function isHttps(target: Target): boolean {
 
 export function makeAgent(target: Target, maxSockets: number): AnyAgent {
   if (!isHttps(target)) return new HttpAgent({ keepAlive: true, maxSockets });
-  return new HttpsAgent({ keepAlive: true, maxSockets, ca: target.creds.ca, cert: target.creds.cert, key: target.creds.key });
+  return new HttpsAgent({ keepAlive: true, maxSockets, ca: target.creds.ca, ...clientCert(target) });
 }
 
 /** Starts a request; the caller consumes the response. */
 export function startRequest(agent: AnyAgent, target: Target, spec: RequestSpec, onResponse: (res: IncomingMessage) => void): ReturnType<typeof httpRequest> {
   const u = new URL(spec.path, target.url);
   const headers: Record<string, string> = spec.body ? { 'Content-Type': spec.contentType ?? 'application/json', 'Content-Length': String(Buffer.byteLength(spec.body)) } : {};
+  if (target.token) headers.Authorization = `Bearer ${target.token}`;
   const common = { method: spec.method, hostname: u.hostname, port: u.port, path: u.pathname + u.search, headers };
   const req = isHttps(target)
-    ? httpsRequest({ ...common, agent: agent as HttpsAgent, ca: target.creds.ca, cert: target.creds.cert, key: target.creds.key }, onResponse)
+    ? httpsRequest({ ...common, agent: agent as HttpsAgent, ca: target.creds.ca, ...clientCert(target) }, onResponse)
     : httpRequest({ ...common, agent: agent as HttpAgent }, onResponse);
   if (spec.body) req.write(spec.body);
   req.end();

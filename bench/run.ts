@@ -15,6 +15,7 @@ import { storeSection, type StoreResult } from './store.js';
 import { watchSection, type WatchResult } from './watch.js';
 import { stalledSection, type StalledResult } from './stalled-watch.js';
 import { writesSection } from './writes.js';
+import { authnSection } from './authn.js';
 import { fieldValidationSection, type FieldValidationResult } from './field-validation.js';
 import { celSection, type CelBenchResult } from './cel.js';
 
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
   let startupMs: number | undefined;
   let core: PhaseResult[] = [];
   let writes: PhaseResult[] = [];
+  let authn: PhaseResult[] = [];
   let fieldValidation: FieldValidationResult | undefined;
   let cel: CelBenchResult | undefined;
   const lists: ListResult[] = [];
@@ -76,6 +78,16 @@ async function main(): Promise<void> {
       }
     } finally {
       await server.stop();
+      removeDir(dataDir);
+    }
+  }
+
+  if (cfg.sections.has('authn')) {
+    const dataDir = tempDir('capstan-bench-authn-');
+    log('authenticated GETs: client certificate, static token, service account token');
+    try {
+      authn = await authnSection(cfg, dataDir);
+    } finally {
       removeDir(dataDir);
     }
   }
@@ -122,6 +134,7 @@ async function main(): Promise<void> {
     ...(startupMs !== undefined ? { startupMs } : {}),
     results: core,
     writes,
+    ...(authn.length > 0 ? { authn } : {}),
     ...(fieldValidation ? { fieldValidation } : {}),
     ...(cel ? { cel } : {}),
     lists,

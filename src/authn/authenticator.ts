@@ -40,9 +40,27 @@ export class UnionAuthenticator implements Authenticator {
         failures.push(err instanceof Error ? err.message : String(err));
       }
     }
-    if (failures.length > 0) throw new AuthenticationError(failures.join(', '));
+    if (failures.length > 0) throw new AuthenticationError(aggregate(failures));
     return undefined;
   }
+}
+
+/** Several failures as Go's utilerrors.NewAggregate prints them: one alone, several in brackets. */
+export function aggregate(messages: readonly string[]): string {
+  return messages.length === 1 ? messages[0]! : `[${messages.join(', ')}]`;
+}
+
+export const AUTHENTICATED_GROUP = 'system:authenticated';
+
+/**
+ * kube's AuthenticatedGroupAdder: every authenticated user is in
+ * system:authenticated, unless it is system:anonymous or already names
+ * system:authenticated or system:unauthenticated.
+ */
+export function withAuthenticatedGroup(user: UserInfo): UserInfo {
+  if (user.username === ANONYMOUS.username) return user;
+  if (user.groups.includes(AUTHENTICATED_GROUP) || user.groups.includes('system:unauthenticated')) return user;
+  return { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] };
 }
 
 export const ANONYMOUS: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };

@@ -6,15 +6,26 @@ import { ApiServer } from '../server/apiserver.js';
 import { capstanPackageVersion, versionInfo } from '../server/version.js';
 import { configFromFlags, FLAG_SPECS } from '../server/options.js';
 import { FlagError, usage } from '../server/flags.js';
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { credentialCommand, CREDENTIAL_FLAGS, kubeconfigCommand, KUBECONFIG_FLAGS } from './credential.js';
 
 const HELP = `Capstan: a Kubernetes-compatible API server.
 
 Usage:
   capstan serve [flags]
+  capstan kubeconfig --service-account <namespace>/<name> [flags]
+  capstan credential --service-account <namespace>/<name> [flags]
   capstan version
 
 Flags for serve:
 ${usage(FLAG_SPECS)}
+
+Flags for kubeconfig (a kubeconfig whose user gets tokens of the ServiceAccount through \`capstan credential\`):
+${usage(KUBECONFIG_FLAGS)}
+
+Flags for credential (the client credential plugin kubectl runs: prints an ExecCredential):
+${usage(CREDENTIAL_FLAGS)}
 `;
 
 async function serve(argv: string[]): Promise<number> {
@@ -84,11 +95,31 @@ async function serve(argv: string[]): Promise<number> {
   return 0;
 }
 
+/** The credential plugin and the kubeconfig that runs it; flag errors exit 2, failures 1 (kubectl shows standard error). */
+async function tokenCommand(command: 'credential' | 'kubeconfig', argv: string[]): Promise<number> {
+  try {
+    if (command === 'credential') {
+      process.stdout.write(await credentialCommand(argv, process.env, process.cwd()));
+      return 0;
+    }
+    const { text, output } = kubeconfigCommand(argv, process.cwd(), { node: process.execPath, main: fileURLToPath(import.meta.url) });
+    if (output) writeFileSync(output, text, { mode: 0o600 });
+    else process.stdout.write(text);
+    return 0;
+  } catch (err) {
+    process.stderr.write(`Error: ${(err as Error).message}\n`);
+    return err instanceof FlagError ? 2 : 1;
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
       return serve(rest);
+    case 'credential':
+    case 'kubeconfig':
+      return tokenCommand(command, rest);
     case 'version':
       process.stdout.write(`${JSON.stringify(versionInfo(), null, 2)}\n`);
       return 0;

@@ -16,6 +16,8 @@ import { handleReview } from './reviews.js';
 import { handleBinding } from './subresources/binding.js';
 import { handleEviction } from './subresources/eviction.js';
 import { handleScale } from './subresources/scale.js';
+import { handleTokenRequest, type TokenRequestDeps } from './subresources/token-request.js';
+import type { TokenReviewer } from '../authn/token-review.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { ResourceDescriptor, SubresourceKind, VirtualKind } from '../registry/descriptor.js';
 import { ResourceScope } from './scope.js';
@@ -34,6 +36,10 @@ export interface ResourceDeps {
   shutdown: AbortSignal;
   /** Every watch response's writer: per-watcher and global bounds on what waits for slow clients. */
   watchStreams: WatchStreams;
+  /** Issues service account tokens (serviceaccounts/<name>/token); absent: that subresource answers 501. */
+  serviceAccountTokens?: Omit<TokenRequestDeps, 'pods' | 'secrets' | 'nodes'> | undefined;
+  /** Authenticates TokenReviews' tokens. */
+  tokenReviewer?: TokenReviewer | undefined;
 }
 
 
@@ -56,11 +62,17 @@ const SUBRESOURCE_BEHAVIOURS: Record<Exclude<SubresourceKind, 'status'>, Subreso
   eviction: (scope, deps) =>
     handleEviction(scope, { pods: scope.store, podDisruptionBudgets: deps.registry.storeFor(deps.catalog.resource('policy', 'v1', 'poddisruptionbudgets')!) }, deps.admission),
   binding: (scope, deps) => handleBinding(scope, podsStore(deps), deps.admission),
+  token: (scope, deps) => {
+    if (!deps.serviceAccountTokens) throw notImplemented('the serviceaccounts/token subresource');
+    const core = (name: string): ResourceStore => deps.registry.storeFor(deps.catalog.resource('', 'v1', name)!);
+    return handleTokenRequest(scope, { ...deps.serviceAccountTokens, pods: core('pods'), secrets: core('secrets'), nodes: core('nodes') }, deps.admission);
+  },
 };
 
 /** The create of a resource without storage (descriptor.virtual). */
 function virtualCreate(kind: VirtualKind, scope: ResourceScope, deps: ResourceDeps): Promise<void> {
-  return kind === 'binding' ? handleBinding(scope, podsStore(deps), deps.admission) : handleReview(scope, kind, deps.authorizer);
+  if (kind === 'binding') return handleBinding(scope, podsStore(deps), deps.admission);
+  return handleReview(scope, kind, { authorizer: deps.authorizer, tokenReviewer: deps.tokenReviewer, apiAudiences: deps.serviceAccountTokens?.settings.audiences });
 }
 
 function subresourceHandler(descriptor: ResourceDescriptor, subresource: string): SubresourceHandler | undefined {

@@ -1,8 +1,9 @@
 import { isPlainObject } from '../codec/codec.js';
 import type { AuthorizationAttributes, Authorizer } from '../authz/authorizer.js';
+import type { TokenReviewer } from '../authn/token-review.js';
 import type { KubeObject } from '../machinery/object.js';
 import type { UserInfo } from '../machinery/context.js';
-import { invalid, type FieldError } from '../machinery/errors.js';
+import { badRequest, invalid, type FieldError } from '../machinery/errors.js';
 import { readObjectBody } from '../http/body.js';
 import { writeEncoded } from '../http/respond.js';
 import { checkBodyObject, parseWriteOptions } from './create.js';
@@ -11,22 +12,32 @@ import type { ResourceScope } from './scope.js';
 
 /**
  * The review APIs: create-only kinds answered from the authenticator's and
- * authorizer's own view (SelfSubjectReview, SelfSubjectAccessReview,
- * SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectRulesReview).
- * Nothing is stored; the response is the request with `status` filled in.
+ * authorizer's own view (TokenReview, SelfSubjectReview,
+ * SelfSubjectAccessReview, SubjectAccessReview, LocalSubjectAccessReview,
+ * SelfSubjectRulesReview). Nothing is stored; the response is the request
+ * with `status` filled in.
  */
 
-type ReviewHandler = (scope: ResourceScope, review: KubeObject, requester: UserInfo, authorizer: Authorizer) => Promise<KubeObject>;
+export interface ReviewDeps {
+  authorizer: Authorizer;
+  /** Authenticates a TokenReview's token; absent: every TokenReview fails to authenticate. */
+  tokenReviewer?: TokenReviewer | undefined;
+  /** --api-audiences: a TokenReview's audiences when it names none. */
+  apiAudiences?: readonly string[] | undefined;
+}
+
+type ReviewHandler = (scope: ResourceScope, review: KubeObject, requester: UserInfo, deps: ReviewDeps) => Promise<KubeObject>;
 
 const HANDLERS: Record<ReviewKind, ReviewHandler> = {
+  tokenreview: (_scope, review, _user, deps) => tokenReview(review, deps),
   selfsubjectreview: async (_scope, review, user) => ({
     ...review,
     status: { userInfo: userInfoOf(user) },
   }),
-  selfsubjectaccessreview: (scope, review, user, authorizer) => accessReview(scope, review, user, 'self', authorizer),
-  subjectaccessreview: (scope, review, user, authorizer) => accessReview(scope, review, user, 'cluster', authorizer),
-  localsubjectaccessreview: (scope, review, user, authorizer) => accessReview(scope, review, user, 'local', authorizer),
-  selfsubjectrulesreview: async (scope, review, user, authorizer) => {
+  selfsubjectaccessreview: (scope, review, user, deps) => accessReview(scope, review, user, 'self', deps.authorizer),
+  subjectaccessreview: (scope, review, user, deps) => accessReview(scope, review, user, 'cluster', deps.authorizer),
+  localsubjectaccessreview: (scope, review, user, deps) => accessReview(scope, review, user, 'local', deps.authorizer),
+  selfsubjectrulesreview: async (scope, review, user, { authorizer }) => {
     const spec = isPlainObject(review.spec) ? (review.spec as { namespace?: unknown }) : {};
     if (typeof spec.namespace !== 'string' || spec.namespace === '') {
       throw invalid(scope.groupKind, '', [{ type: 'FieldValueRequired', field: 'spec.namespace' }]);
@@ -36,6 +47,20 @@ const HANDLERS: Record<ReviewKind, ReviewHandler> = {
   },
 };
 
+/** kube's TokenReview REST: the token authenticated for the review's audiences (default --api-audiences). */
+async function tokenReview(review: KubeObject, deps: ReviewDeps): Promise<KubeObject> {
+  const spec = (isPlainObject(review.spec) ? review.spec : {}) as { token?: unknown; audiences?: unknown };
+  const token = typeof spec.token === 'string' ? spec.token : '';
+  if (token === '') throw badRequest('token is required for TokenReview in authentication');
+  const given = Array.isArray(spec.audiences) ? spec.audiences.filter((a): a is string => typeof a === 'string') : [];
+  const audiences = given.length > 0 ? given : deps.apiAudiences && deps.apiAudiences.length > 0 ? [...deps.apiAudiences] : undefined;
+  const result = deps.tokenReviewer ? await deps.tokenReviewer(token, audiences) : { authenticated: false, error: 'invalid bearer token' };
+  const status: Record<string, unknown> = { authenticated: result.authenticated };
+  if (result.user) status.user = userInfoOf(result.user);
+  if (result.user && result.audiences) status.audiences = result.audiences;
+  if (result.error) status.error = result.error;
+  return { ...review, status };
+}
 
 function userInfoOf(user: UserInfo): Record<string, unknown> {
   const info: Record<string, unknown> = { username: user.username };
@@ -101,7 +126,7 @@ async function accessReview(scope: ResourceScope, review: KubeObject, requester:
 }
 
 /** A create of a review kind: the request answered, nothing stored. */
-export async function handleReview(scope: ResourceScope, kind: ReviewKind, authorizer: Authorizer): Promise<void> {
+export async function handleReview(scope: ResourceScope, kind: ReviewKind, deps: ReviewDeps): Promise<void> {
   const { ctx, info } = scope;
   const neg = scope.negotiate({ table: false });
   parseWriteOptions(scope, 'CreateOptions');
@@ -109,6 +134,6 @@ export async function handleReview(scope: ResourceScope, kind: ReviewKind, autho
   const metadata = { ...(review.metadata ?? {}) };
   if (info.namespaced) metadata.namespace = scope.namespace;
   const handler = HANDLERS[kind];
-  const answered = await handler(scope, { ...review, metadata }, ctx.user!, authorizer);
+  const answered = await handler(scope, { ...review, metadata }, ctx.user!, deps);
   writeEncoded(ctx, 201, answered, neg.encoding, neg.contentType);
 }

@@ -25,6 +25,7 @@ const SUBRESOURCES: Record<string, Record<string, SubresourceKind>> = {
   '/namespaces': { finalize: 'finalize' },
   '/pods': { eviction: 'eviction', binding: 'binding' },
   '/replicationcontrollers': { scale: 'scale' },
+  '/serviceaccounts': { token: 'token' },
   'apps/deployments': { scale: 'scale' },
   'apps/replicasets': { scale: 'scale' },
   'apps/statefulsets': { scale: 'scale' },
@@ -38,6 +39,7 @@ const STATUS_KEEPS: Record<string, StatusStrategy['keep']> = {
 
 const VIRTUAL: Record<string, VirtualKind> = {
   '/bindings': 'binding',
+  'authentication.k8s.io/tokenreviews': 'tokenreview',
   'authentication.k8s.io/selfsubjectreviews': 'selfsubjectreview',
   'authorization.k8s.io/selfsubjectaccessreviews': 'selfsubjectaccessreview',
   'authorization.k8s.io/subjectaccessreviews': 'subjectaccessreview',

@@ -78,12 +78,12 @@ export interface ScaleView {
  * The behaviours subresources have; handlers/ implements each once. A
  * resource names which of its subresources has which behaviour.
  */
-export type SubresourceKind = 'status' | 'scale' | 'eviction' | 'binding' | 'finalize';
+export type SubresourceKind = 'status' | 'scale' | 'eviction' | 'binding' | 'finalize' | 'token';
 
 /** Create-only resources: the pod binding, or a review answered by authn/authz. */
 export type VirtualKind = 'binding' | ReviewKind;
 
-export type ReviewKind = 'selfsubjectreview' | 'selfsubjectaccessreview' | 'subjectaccessreview' | 'localsubjectaccessreview' | 'selfsubjectrulesreview';
+export type ReviewKind = 'tokenreview' | 'selfsubjectreview' | 'selfsubjectaccessreview' | 'subjectaccessreview' | 'localsubjectaccessreview' | 'selfsubjectrulesreview';
 
 /**
  * A write through `/status`. `request`: metadata comes from the request, as

@@ -11,6 +11,11 @@ import type { ResourceInfo } from '../api/types.js';
 import { UnionAuthenticator, type Authenticator } from '../authn/authenticator.js';
 import { ClientCertAuthenticator } from '../authn/client-cert.js';
 import { LoopbackAuthenticator, PRIVILEGED_GROUP } from '../authn/loopback.js';
+import { BearerTokenAuthenticator, TokenUnion, type TokenAuthenticator } from '../authn/bearer-token.js';
+import { cachedLookup } from '../authn/object-lookup.js';
+import { tokenReviewer } from '../authn/token-review.js';
+import { buildTokenAuthentication, type TokenAuthentication } from './token-authn.js';
+import { LegacyTokenSecrets } from '../controllers/legacy-token-secrets.js';
 import { UnionAuthorizer, type Authorizer } from '../authz/authorizer.js';
 import { InterimAuthorizer } from '../authz/interim.js';
 import { PrivilegedGroupsAuthorizer } from '../authz/privileged-groups.js';
@@ -50,6 +55,7 @@ import { isApiError } from '../machinery/errors.js';
 import { stderrLogger, type Logger } from '../machinery/logger.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { NonResourceRoutes } from './non-resource.js';
+import { issuerDiscovery, type IssuerDiscovery } from '../authn/service-account-discovery.js';
 import { ensurePki, type ServerPki } from './pki.js';
 import { parseRequestInfo } from '../machinery/request-info.js';
 import { writeError, writePanic } from '../http/respond.js';
@@ -122,6 +128,12 @@ export class ApiServer {
   private readonly handler: Handler;
   private readonly authorizer: Authorizer;
   private readonly loopbackAuthenticator = new LoopbackAuthenticator();
+  /** Static, bootstrap and service account tokens; built in start() (keys may be generated into the data dir). */
+  private tokenAuthn: TokenAuthentication | undefined;
+  /** Every token authenticator, asked in turn (bearer tokens and TokenReview). */
+  private readonly tokens: TokenAuthenticator = { authenticateToken: (token, audiences) => this.tokenUnion.authenticateToken(token, audiences) };
+  private tokenUnion = new TokenUnion([]);
+  private readonly reviewToken = tokenReviewer(this.tokens);
   /** The server's own requests into its handler chain (kube's loopback client), in memory. */
   private readonly loopback: LoopbackTransport;
   private shuttingDown = false;
@@ -163,6 +175,7 @@ export class ApiServer {
       }));
     this.store = this.options.store ?? (await openStore(cfg));
     this.registry = new Registry(this.store, new KeyLayout({ root: cfg.etcdPrefix }), { ...DEFAULT_WATCH_CACHE_OPTIONS, historyMs: cfg.watchHistory, capacity: cfg.watchCacheCapacity }, cfg.featureGates, this.catalog);
+    this.buildTokenAuthentication();
     const nsInfo = this.catalog.resource('', 'v1', 'namespaces')!;
     const namespaces = this.registry.storeFor(nsInfo);
     this.admission = new AdmissionChain([
@@ -196,6 +209,11 @@ export class ApiServer {
     const controllerManager = this.client('kube-controller-manager');
     const content = (): ResourceInfo[] => this.registry.namespacedResources(this.catalog.allResources().filter((r) => r.isObject && r.verbs.includes('list') && r.verbs.includes('delete')));
     this.controllers.push(this.leaderOnly('namespace-deleter', () => new NamespaceDeleter(namespaces, controllerManager, () => content().map((r) => ({ group: r.group, version: r.version, resource: r.name })))));
+    if (this.tokenAuthn) {
+      const issuer = this.tokenAuthn.issuer;
+      const caPem = this.pki.servingCa ?? this.pki.serving.cert;
+      this.controllers.push(this.leaderOnly('legacy-token-secrets', () => new LegacyTokenSecrets(core('secrets'), core('serviceaccounts'), controllerManager, issuer, caPem)));
+    }
     this.controllers.push(this.leaderOnly('namespace-defaults', () => new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), controllerManager, this.pki.servingCa ?? this.pki.serving.cert)));
     // etcd keeps one --etcd-compaction-interval of history (kube-apiserver's
     // compactor); the embedded stores keep the watch cache's window.
@@ -233,7 +251,7 @@ export class ApiServer {
       });
     // A stop() during start-up ends the loopback under the controllers' first writes: not a failure.
     this.controllersSynced.catch((err: unknown) => this.shuttingDown || this.logger.error(`controller start failed: ${(err as Error).message}`));
-    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams), `${this.config.bindAddress}:${this.port}`);
+    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery());
     if (this.pki.admin && cfg.adminKubeconfig !== undefined) writeKubeconfig(cfg.adminKubeconfig, this.adminKubeconfig());
   }
 
@@ -273,6 +291,30 @@ export class ApiServer {
       clientKeyPem: this.pki.admin.key,
       user: 'capstan-admin',
     };
+  }
+
+  /** kube's token authenticators from the --token-auth-file, bootstrap and --service-account-* flags; lookups through the watch caches. */
+  private buildTokenAuthentication(): void {
+    const core = (name: string) => cachedLookup(() => this.registry.storeFor(this.catalog.resource('', 'v1', name)!));
+    this.tokenAuthn = buildTokenAuthentication(this.config.tokenAuthn, {
+      keyDir: this.config.certDir,
+      lookups: { serviceAccounts: core('serviceaccounts'), secrets: core('secrets'), pods: core('pods'), nodes: core('nodes') },
+      logger: this.logger,
+    });
+    this.tokenUnion = new TokenUnion(this.tokenAuthn.authenticators);
+  }
+
+  /** The issuer's discovery documents, when kube would serve them (an https issuer); else why not, logged. */
+  private issuerDiscovery(): IssuerDiscovery | undefined {
+    if (!this.tokenAuthn) return undefined;
+    const cfg = this.config.tokenAuthn;
+    const host = this.config.bindAddress === '0.0.0.0' || this.config.bindAddress === '::' || this.config.bindAddress === '' ? '127.0.0.1' : this.config.bindAddress;
+    try {
+      return issuerDiscovery(cfg.serviceAccountIssuers[0]!, cfg.serviceAccountJwksUri, `${host.includes(':') ? `[${host}]` : host}:${this.port}`, this.tokenAuthn.keys.verifying);
+    } catch (err) {
+      this.logger.error(`Failed to build the service account issuer's discovery documents; they will not be served: ${(err as Error).message}`);
+      return undefined;
+    }
   }
 
   /**
@@ -386,11 +428,15 @@ export class ApiServer {
    */
   private buildHandler(): Handler {
     // The loopback token first, as kube-apiserver wraps its authenticators.
-    const authenticator = new UnionAuthenticator([this.loopbackAuthenticator, ...(this.options.authenticators ?? [new ClientCertAuthenticator()])]);
+    const apiAudiences = this.config.tokenAuthn.apiAudiences;
+    const authenticator = new UnionAuthenticator([
+      this.loopbackAuthenticator,
+      ...(this.options.authenticators ?? [new ClientCertAuthenticator(), new BearerTokenAuthenticator(this.tokens, apiAudiences)]),
+    ]);
     return chain(
       [
         requestTimeout(this.config.requestTimeout),
-        authentication(authenticator, { anonymous: this.options.anonymousAuth ?? true }),
+        authentication(authenticator, { anonymous: this.options.anonymousAuth ?? this.config.anonymousAuth, apiAudiences }),
         impersonation,
         // Priority and fairness would take this place; without it kube-apiserver bounds requests in flight.
         maxInFlight({ readOnly: this.config.maxRequestsInflight, mutating: this.config.maxMutatingRequestsInflight }),
@@ -407,6 +453,8 @@ export class ApiServer {
           featureGates: this.config.featureGates,
           shutdown: this.shutdownController.signal,
           watchStreams: this.watchStreams,
+          serviceAccountTokens: this.tokenAuthn && { issuer: this.tokenAuthn.issuer, settings: this.tokenAuthn.tokenRequest },
+          tokenReviewer: this.reviewToken,
         });
       },
     );

@@ -1,4 +1,5 @@
 import type { FeatureGates } from '../machinery/feature-gates.js';
+import type { TokenAuthnConfig } from './token-authn-options.js';
 
 /** Everything `capstan serve` can be told, after flags and defaults. */
 export interface ServerConfig {
@@ -54,4 +55,8 @@ export interface ServerConfig {
   verbosity: number;
   /** --feature-gates, over the defaults. */
   featureGates: FeatureGates;
+  /** --anonymous-auth: requests no authenticator has an opinion on are system:anonymous. */
+  anonymousAuth: boolean;
+  /** Static, bootstrap and service account tokens (token-authn-options.ts). */
+  tokenAuthn: TokenAuthnConfig;
 }

@@ -8,6 +8,7 @@ import { notAcceptable } from '../machinery/errors.js';
 import { splitPath } from '../machinery/request-info.js';
 import { writeBody, writePlain, writeText } from '../http/respond.js';
 import { versionInfo } from './version.js';
+import { DISCOVERY_MAX_AGE_SECONDS, JWKS_PATH, OPENID_CONFIG_PATH, type IssuerDiscovery } from '../authn/service-account-discovery.js';
 
 /**
  * Everything outside resource paths: health, version and discovery.
@@ -22,6 +23,8 @@ export class NonResourceRoutes {
     private readonly health: HealthChecks,
     private readonly metrics: Metrics,
     serverAddress: string,
+    /** The service account issuer's discovery documents, when served. */
+    private readonly issuerDiscovery?: IssuerDiscovery,
   ) {
     this.discovery = new DiscoveryService(catalog, serverAddress);
     this.openapi = new OpenApiService(catalog, { gitVersion: versionInfo().gitVersion });
@@ -40,6 +43,12 @@ export class NonResourceRoutes {
     }
     if (!readOnly) return notFound(ctx);
     if (first === 'version' && parts.length === 1) return writePlain(ctx, 200, versionInfo());
+    if (this.issuerDiscovery && (ctx.url.pathname === OPENID_CONFIG_PATH || ctx.url.pathname === JWKS_PATH)) {
+      const jwks = ctx.url.pathname === JWKS_PATH;
+      return writeBody(ctx, 200, jwks ? this.issuerDiscovery.keysetJson : this.issuerDiscovery.configJson, jwks ? 'application/jwk-set+json' : 'application/json', {
+        'Cache-Control': `public, max-age=${DISCOVERY_MAX_AGE_SECONDS}`,
+      });
+    }
     if (first === 'metrics' && parts.length === 1) {
       const m = await this.metrics.scrape();
       return writeBody(ctx, 200, m.body, m.contentType);

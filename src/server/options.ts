@@ -3,6 +3,7 @@ import { FlagError, parseFlags, type FlagSpec, type ParsedFlags } from './flags.
 import { parseCidr } from '../registry/services/cidr.js';
 import { FeatureGateError, FeatureGates, featureGatesHelp } from '../machinery/feature-gates.js';
 import type { ServerConfig } from './config.js';
+import { TOKEN_AUTHN_FLAG_SPECS, tokenAuthnFromFlags } from './token-authn-options.js';
 
 export const FLAG_SPECS: FlagSpec[] = [
   { name: 'secure-port', type: 'int', default: '6443', help: 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.' },
@@ -39,6 +40,7 @@ export const FLAG_SPECS: FlagSpec[] = [
   { name: 'v', type: 'int', default: '0', help: 'Number for the log level verbosity.' },
   { name: 'help', type: 'bool', default: 'false', help: 'Help for serve.' },
   { name: 'feature-gates', type: 'stringArray', default: '', help: featureGatesHelp() },
+  ...TOKEN_AUTHN_FLAG_SPECS,
 ];
 
 function str(p: ParsedFlags, name: string): string {
@@ -114,6 +116,7 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     maxMutatingRequestsInflight,
     verbosity: p.values.get('v') as number,
     featureGates: featureGatesFromFlag(p.values.get('feature-gates') as string[]),
+    ...tokenAuthnFromFlags(p, cwd),
   };
   if (maxWatchBuffered > 0) config.maxWatchBufferedBytes = maxWatchBuffered;
   if (str(p, 'tls-cert-file')) config.tlsCertFile = resolve(cwd, str(p, 'tls-cert-file'));

@@ -76,7 +76,8 @@ describe('embedded server', () => {
     await server.start();
     await server.stop();
     assert.deepEqual(readdirSync(dataDir).sort(), ['admin.kubeconfig', 'pki']);
-    assert.deepEqual(readdirSync(`${dataDir}/pki`).sort(), ['admin.crt', 'admin.key', 'apiserver.crt', 'apiserver.key', 'ca.crt', 'ca.key']);
+    // sa.key: the generated service account signing key, beside the other keys so that processes sharing a cert dir share it.
+    assert.deepEqual(readdirSync(`${dataDir}/pki`).sort(), ['admin.crt', 'admin.key', 'apiserver.crt', 'apiserver.key', 'ca.crt', 'ca.key', 'sa.key']);
   });
 
   it('asks the authenticators and authorizers it is given, in order, as kube-apiserver unions them', async () => {

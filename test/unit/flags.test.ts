@@ -164,7 +164,38 @@ describe('serve configuration', () => {
       maxMutatingRequestsInflight: 200,
       verbosity: 0,
       featureGates: FeatureGates.defaults(),
+      anonymousAuth: true,
+      tokenAuthn: {
+        enableBootstrapTokenAuth: false,
+        serviceAccountKeyFiles: [],
+        serviceAccountIssuers: ['https://kubernetes.default.svc.cluster.local'],
+        serviceAccountJwksUri: '',
+        apiAudiences: ['https://kubernetes.default.svc.cluster.local'],
+        serviceAccountLookup: true,
+        serviceAccountMaxTokenExpiration: 0,
+        serviceAccountExtendTokenExpiration: true,
+      },
     });
+  });
+
+  it("token authentication flags: kube's names, defaults and checks", () => {
+    const { config } = configFromFlags(
+      ['--anonymous-auth=false', '--token-auth-file', 't.csv', '--enable-bootstrap-token-auth', '--service-account-key-file', 'a.pem', '--service-account-key-file=b.pem', '--service-account-signing-key-file', 'sa.key', '--service-account-issuer', 'https://one', '--service-account-issuer', 'https://two', '--service-account-max-token-expiration', '2h', '--service-account-lookup=false'],
+      cwd,
+    );
+    assert.equal(config.anonymousAuth, false);
+    assert.equal(config.tokenAuthn.tokenAuthFile, '/srv/capstan/t.csv');
+    assert.equal(config.tokenAuthn.enableBootstrapTokenAuth, true);
+    assert.deepEqual(config.tokenAuthn.serviceAccountKeyFiles, ['/srv/capstan/a.pem', '/srv/capstan/b.pem']);
+    assert.equal(config.tokenAuthn.serviceAccountSigningKeyFile, '/srv/capstan/sa.key');
+    assert.deepEqual(config.tokenAuthn.serviceAccountIssuers, ['https://one', 'https://two']);
+    assert.deepEqual(config.tokenAuthn.apiAudiences, ['https://one', 'https://two'], '--api-audiences defaults to the issuers');
+    assert.equal(config.tokenAuthn.serviceAccountMaxTokenExpiration, 7_200_000);
+    assert.equal(config.tokenAuthn.serviceAccountLookup, false);
+    assert.deepEqual(configFromFlags(['--api-audiences=a,b'], cwd).config.tokenAuthn.apiAudiences, ['a', 'b']);
+    assert.throws(() => configFromFlags(['--service-account-max-token-expiration=30m'], cwd), { message: 'the service-account-max-token-expiration must be between 1 hour and 2^32 seconds' });
+    assert.throws(() => configFromFlags(['--service-account-issuer=https://x', '--service-account-issuer=https://x'], cwd), { message: 'service-account-issuer "https://x" is already specified' });
+    assert.throws(() => configFromFlags(['--service-account-jwks-uri=http://x/jwks'], cwd), { message: 'service-account-jwks-uri requires https scheme, parsed as: http://x/jwks' });
   });
 
   it('--request-timeout, --max-requests-inflight, --max-mutating-requests-inflight: kube defaults and validation', () => {
