@@ -199,13 +199,14 @@ export function customResource(spec: CustomResourceSpec, keys: KeyLayout): Custo
     },
     statusStrategy: { metadata: 'keep' },
     schema,
-    defaults: (info, obj) => replaceContent(obj, structural.defaulted(structural.byVersion(info.version), obj)),
+    defaults: (info, obj) => replaceContent(obj, structural.byVersion(info.version).decode(obj as JsonObject) as KubeObject),
     canonicalize: () => undefined,
     table: tables.get(storageVersion.name) ?? customTable(storageVersion.columns ?? []),
     tablesByVersion: tables,
     fields: customFieldSupport(spec.namespaced, selectable),
     toStorage: toStorageVersion,
-    toServed: (obj, info) => structural.defaulted(structural.byVersion(info.version), toServedVersion(obj, info), false),
+    // Read from storage: pruned and defaulted by the current schema, as kube's storage decoding does.
+    toServed: (obj, info) => structural.byVersion(info.version).decode(toServedVersion(obj, info) as JsonObject, { objectMeta: false }) as KubeObject,
     subresources,
     bodyTypes: [JSON_TYPE, YAML_TYPE],
     ...(spec.webhookConversion ? { unconvertibleVersions: new Set(served.filter((v) => v !== storageVersion).map((v) => v.name)) } : {}),
@@ -218,26 +219,18 @@ export function customResource(spec: CustomResourceSpec, keys: KeyLayout): Custo
 
 /**
  * The structural schema of every version (kube's crdHandler builds them once
- * per CRD): what decoding (pruning), defaulting (requests and reads from
- * storage) and the strategy's validation of that version's objects use.
+ * per CRD), by version and by definition name; objects naming none of the
+ * versions get the storage version's.
  */
 function customSchemas(spec: CustomResourceSpec) {
   const opts = { preserveUnknownFields: spec.preserveUnknownFields === true };
   const versions = new Map(spec.versions.map((v) => [v.name, new CustomResourceSchema(v.schema, opts)]));
   const storage = versions.get(spec.versions.find((v) => v.storage)?.name ?? '') ?? new CustomResourceSchema(undefined, opts);
-  const byDefinition = new Map(spec.versions.map((v) => [customDefinitionName(spec.group, v.name, spec.kind), versions.get(v.name) as CustomResourceSchema]));
   const byVersion = (version: string): CustomResourceSchema => versions.get(version) ?? storage;
   return {
-    byDefinition,
+    byDefinition: new Map(spec.versions.map((v) => [customDefinitionName(spec.group, v.name, spec.kind), byVersion(v.name)])),
     byVersion,
-    /** The schema of an object's own apiVersion (the storage version's when it names none of ours). */
     of: (obj: KubeObject): CustomResourceSchema => byVersion(typeof obj.apiVersion === 'string' ? obj.apiVersion.slice(obj.apiVersion.indexOf('/') + 1) : ''),
-    /** Coerced as a decode would (unknown fields dropped silently), then defaulted; `objectMeta: false` for stored objects. */
-    defaulted(schema: CustomResourceSchema, obj: KubeObject, objectMeta = true): KubeObject {
-      const coerced = schema.coerce(obj as JsonObject, false, { objectMeta });
-      const base = coerced.error === undefined ? coerced.object : (obj as JsonObject);
-      return schema.default(base) as KubeObject;
-    },
   };
 }
 

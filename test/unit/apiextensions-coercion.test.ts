@@ -104,6 +104,11 @@ describe('custom resource schema', () => {
     assert.deepEqual(r.object, { apiVersion: 'g/v1', kind: 'K', metadata: { name: 'n' }, spec: { emb: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } } } });
   });
 
+  it('writes embedded metadata back as ObjectMeta does: empty fields and a null creationTimestamp omitted', () => {
+    const r = schema.coerce({ spec: { emb: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: {}, creationTimestamp: null, generation: 0, deletionGracePeriodSeconds: 0 } } } }, false);
+    assert.deepEqual(r.object, { spec: { emb: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', deletionGracePeriodSeconds: 0 } } } });
+  });
+
   it('fails the decode when ObjectMeta cannot hold the metadata or an embedded kind is no string', () => {
     assert.match(schema.coerce({ metadata: { labels: 'x' } }, false).error ?? '', /^json: cannot unmarshal string into Go struct field ObjectMeta\.labels of type map\[string\]string$/);
     assert.equal(schema.coerce({ spec: { emb: { apiVersion: 'v1', kind: 1 } } }, false).error, 'spec.emb.kind: Invalid value: 1: must be a string');

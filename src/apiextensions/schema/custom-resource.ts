@@ -81,6 +81,17 @@ export class CustomResourceSchema {
     return { object: out, unknown };
   }
 
+  /**
+   * What kube's decoder makes of an object without fieldValidation: coerced
+   * (unknown fields dropped silently; left as it is when it cannot be
+   * decoded, which the request path reports) and defaulted. Never mutates
+   * `obj`. `objectMeta: false` for objects read back from storage.
+   */
+  decode(obj: JsonObject, opts: { objectMeta?: boolean } = {}): JsonObject {
+    const coerced = this.coerce(obj, false, opts);
+    return this.default(coerced.error === undefined ? coerced.object : obj);
+  }
+
   /** The object with the schema's defaults applied (the same reference when there are none to apply). */
   default(obj: JsonObject): JsonObject {
     if (!this.hasDefaults) return obj;

@@ -10,9 +10,8 @@
  */
 
 import { badRequest } from '../../machinery/errors.js';
-import { goJsonEncode } from '../../machinery/go-compat.js';
+import { goJsonEncode, strconvQuote } from '../../machinery/go-compat.js';
 import { type JsonObject, type JsonValue, isJsonObject } from '../../machinery/json-value.js';
-import { strconvQuote } from '../../machinery/go-compat.js';
 import {
   ANY,
   type CheckFieldsResult,

@@ -93,8 +93,9 @@ function coerce(path: string, x: JsonValue, s: Structural | undefined, track: bo
           const d = decodeObjectMeta(v, path, track);
           unknown.push(...d.unknown);
           if (d.error !== undefined) throw new CoerceError({ type: 'FieldValueInvalid', field: childPath(path, 'metadata'), value: unstructuredValue(v), detail: d.error });
-          if (d.meta !== v) {
-            v = d.meta;
+          const normalized = isJsonObject(d.meta) ? withoutEmptyFields(d.meta) : d.meta;
+          if (normalized !== v) {
+            v = normalized;
             setOwn((out ??= { ...x }), k, v);
           }
         }
@@ -116,6 +117,23 @@ function coerce(path: string, x: JsonValue, s: Structural | undefined, track: bo
     return out ?? x;
   }
   return x;
+}
+
+/**
+ * ObjectMeta as kube writes it back (SetObjectMeta, then a zero
+ * creationTimestamp removed): fields at their zero value are omitted
+ * (omitempty), except deletionGracePeriodSeconds, a pointer.
+ */
+function withoutEmptyFields(meta: JsonObject): JsonObject {
+  let out: JsonObject | undefined;
+  for (const k of Object.keys(meta)) {
+    const v = meta[k] as JsonValue;
+    const empty = v === null || v === '' || (v === 0 && k !== 'deletionGracePeriodSeconds') || (Array.isArray(v) && v.length === 0) || (isJsonObject(v) && Object.keys(v).length === 0);
+    if (!empty) continue;
+    out ??= { ...meta };
+    delete out[k];
+  }
+  return out ?? meta;
 }
 
 /** Checks an embedded resource's metadata with the ObjectMeta rules; errors carry paths under `<path>.metadata`. */

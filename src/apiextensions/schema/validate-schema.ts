@@ -118,7 +118,7 @@ function invariants(raw: JsonObject, s: Structural, lvl: Level, path: string): F
   if (s.type === 'array' && s.items === undefined) errs.push({ type: 'FieldValueRequired', field: `${path}.items`, detail: 'must be specified' });
   if (s.items !== undefined) errs.push(...invariants(s.items.raw, s.items, 'item', `${path}.items`));
   for (const [k, p] of s.properties) errs.push(...invariants(p.raw, p, 'field', keyPath(`${path}.properties`, k)));
-  if (hasOwn(raw, 'additionalProperties') && raw.additionalProperties !== false) {
+  if (hasOwn(raw, 'additionalProperties') && raw.additionalProperties !== null) {
     if (lvl === 'root') errs.push({ type: 'FieldValueForbidden', field: `${path}.additionalProperties`, detail: 'must not be used at the root' });
     if (s.additionalProperties !== undefined && s.additionalProperties !== true) errs.push(...invariants(s.additionalProperties.raw, s.additionalProperties, 'field', `${path}.additionalProperties`));
   }
@@ -136,7 +136,7 @@ function invariants(raw: JsonObject, s: Structural, lvl: Level, path: string): F
     const detail = lvl === 'root' ? 'must not be empty at the root' : lvl === 'item' ? 'must not be empty for specified array items' : 'must not be empty for specified object fields';
     errs.push({ type: 'FieldValueRequired', field: `${path}.type`, detail });
   }
-  if (s.embeddedResource && s.additionalProperties !== undefined) errs.push({ type: 'FieldValueForbidden', field: `${path}.additionalProperties`, detail: 'must not be used if x-kubernetes-embedded-resource is set' });
+  if (s.embeddedResource && hasOwn(raw, 'additionalProperties') && raw.additionalProperties !== null) errs.push({ type: 'FieldValueForbidden', field: `${path}.additionalProperties`, detail: 'must not be used if x-kubernetes-embedded-resource is set' });
   if (lvl === 'root' && s.type !== '' && s.type !== 'object') errs.push({ type: 'FieldValueInvalid', field: `${path}.type`, value: s.type, detail: 'must be object at the root' });
   const kind = s.properties.get('kind');
   if (kind !== undefined && checkMetadata && kind.type !== 'string') errs.push({ type: 'FieldValueInvalid', field: `${keyPath(`${path}.properties`, 'kind')}.type`, value: kind.type, detail: 'must be string' });
