@@ -172,3 +172,32 @@ describe('CRD lifecycle over the API', () => {
     assert.equal(v2.json.reason, 'NotImplemented');
   });
 });
+
+describe('CRDs across a restart', () => {
+  it('a restarted server serves the stored CRDs and their instances again', async () => {
+    const dataDir = tempDir();
+    const config = { dataDir, storageBackend: 'sqlite' as const };
+    let server = new ApiServer({ config });
+    try {
+      await server.start();
+      let kc = server.adminKubeconfig();
+      let c: Server = { url: server.url, creds: { ca: kc.caPem ?? '', cert: kc.clientCertPem, key: kc.clientKeyPem } };
+      const crd = gizmos([v('v1', true)]);
+      assert.equal((await http(c, 'POST', CRDS, { body: crd })).status, 201);
+      const path = '/apis/lifecycle.example.com/v1/namespaces/default/gizmos';
+      await eventually(async () => (await http(c, 'GET', path)).status === 200);
+      assert.equal((await http(c, 'POST', path, { body: { apiVersion: 'lifecycle.example.com/v1', kind: 'Gizmo', metadata: { name: 'kept' } } })).status, 201);
+      await server.stop();
+      server = new ApiServer({ config });
+      await server.start();
+      await server.controllersSynced;
+      kc = server.adminKubeconfig();
+      c = { url: server.url, creds: { ca: kc.caPem ?? '', cert: kc.clientCertPem, key: kc.clientKeyPem } };
+      const got = await http(c, 'GET', `${path}/kept`);
+      assert.equal(got.status, 200, got.text);
+    } finally {
+      await server.stop();
+      removeDir(dataDir);
+    }
+  });
+});
