@@ -142,7 +142,7 @@ describe('CustomResourceDefinitions with kubectl', { skip }, () => {
     assert.match(await ok(['scale', 'widget/w1', '--replicas=3']), /widget\.example\.com\/w1 scaled/);
     assert.equal((await ok(['get', 'widget', 'w1', '-o', 'jsonpath={.spec.replicas}'])).trim(), '3');
     const before = JSON.parse(await ok(['get', 'widget', 'w1', '-o', 'json']));
-    await ok(['patch', 'widget', 'w1', '--subresource=status', '--type=merge', '-p', '{"status":{"replicas":3,"conditions":[{"type":"Ready","status":"True"}]}}']);
+    await ok(['patch', 'widget', 'w1', '--subresource=status', '--type=merge', '-p', '{"status":{"replicas":3,"selector":"app=w1","conditions":[{"type":"Ready","status":"True"}]}}']);
     const after = JSON.parse(await ok(['get', 'widget', 'w1', '-o', 'json']));
     assert.equal(after.status.replicas, 3);
     assert.equal(after.metadata.generation, before.metadata.generation, 'a status write leaves generation alone');
@@ -151,7 +151,7 @@ describe('CustomResourceDefinitions with kubectl', { skip }, () => {
     await ok(['patch', 'widget', 'w1', '--type=merge', '-p', '{"status":{"replicas":9}}']);
     assert.equal((await ok(['get', 'widget', 'w1', '-o', 'jsonpath={.status.replicas}'])).trim(), '3');
     const scale = JSON.parse(await ok(['get', '--raw', '/apis/example.com/v1/namespaces/default/widgets/w1/scale']));
-    assert.deepEqual({ kind: scale.kind, apiVersion: scale.apiVersion, spec: scale.spec, status: scale.status }, { kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 3 }, status: { replicas: 3 } });
+    assert.deepEqual({ kind: scale.kind, apiVersion: scale.apiVersion, spec: scale.spec, status: scale.status }, { kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 3 }, status: { replicas: 3, selector: 'app=w1' } });
   });
 
   it('refuses strategic merge patch with kube’s 415', async () => {
