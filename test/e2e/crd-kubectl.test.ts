@@ -125,6 +125,7 @@ describe('CustomResourceDefinitions with kubectl', { skip }, () => {
     assert.equal(byType.get('Established')?.reason, 'InitialNamesAccepted');
     assert.deepEqual(crd.status.storedVersions, ['v1']);
     assert.equal(crd.status.acceptedNames.kind, 'Widget');
+    assert.match(await ok(['apply', '-f', '-'], CRD), /customresourcedefinition\.apiextensions\.k8s\.io\/widgets\.example\.com unchanged/);
   });
 
   it('serves instances with the printer columns, short name and selectable field', async () => {
@@ -136,6 +137,9 @@ describe('CustomResourceDefinitions with kubectl', { skip }, () => {
     assert.match(await ok(['get', 'wd', '-o', 'name']), /^widget\.example\.com\/w1$/m);
     assert.match(await ok(['get', 'widgets', '--field-selector', 'spec.color=blue', '-o', 'name']), /w1/);
     assert.equal((await ok(['get', 'widgets', '--field-selector', 'spec.color=red', '-o', 'name'])).trim(), '');
+    const other = WIDGET.replace('name: w1', 'name: w2').replace('color: blue', 'color: red');
+    assert.match(await ok(['apply', '--server-side', '-f', '-'], other), /widget\.example\.com\/w2 serverside-applied/);
+    assert.match(await ok(['get', 'widgets', '--field-selector', 'spec.color=red', '-o', 'name']), /w2/);
   });
 
   it('scales through the scale subresource and patches status', async () => {
