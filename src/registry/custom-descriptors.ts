@@ -19,11 +19,13 @@ import { customTable, type PrinterColumn } from './custom-table.js';
 
 /**
  * Descriptors of types defined while the server runs, the way kube's
- * apiextensions-apiserver serves a CustomResourceDefinition: the caller gives
- * names, scope, versions with their openAPIV3Schema and whether status is a
- * subresource; this builds the descriptor (custom resource strategy, schema,
- * no defaults beyond the schema's, kube's default Name/Age table, name/namespace field
- * labels, conversion by apiVersion rewrite) and the served ResourceInfos.
+ * apiextensions-apiserver serves a CustomResourceDefinition (registry/crd-spec.ts
+ * turns a stored CRD into the spec; embedders may give one directly): names,
+ * scope, versions with their openAPIV3Schema, subresources, printer columns,
+ * selectable fields and warnings; this builds the descriptor (custom resource
+ * strategy, schema, no defaults beyond the schema's, a table per version,
+ * the Scale view, field labels, conversion by apiVersion rewrite, JSON and
+ * YAML bodies only) and the served ResourceInfos.
  */
 
 export interface CustomResourceVersion {

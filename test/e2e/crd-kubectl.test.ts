@@ -125,6 +125,7 @@ describe('CustomResourceDefinitions with kubectl', { skip }, () => {
     assert.equal(byType.get('Established')?.reason, 'InitialNamesAccepted');
     assert.deepEqual(crd.status.storedVersions, ['v1']);
     assert.equal(crd.status.acceptedNames.kind, 'Widget');
+    assert.match(await ok(['apply', '-f', '-'], CRD), /customresourcedefinition\.apiextensions\.k8s\.io\/widgets\.example\.com unchanged/);
   });
 
   it('serves instances with the printer columns, short name and selectable field', async () => {
@@ -136,13 +137,16 @@ describe('CustomResourceDefinitions with kubectl', { skip }, () => {
     assert.match(await ok(['get', 'wd', '-o', 'name']), /^widget\.example\.com\/w1$/m);
     assert.match(await ok(['get', 'widgets', '--field-selector', 'spec.color=blue', '-o', 'name']), /w1/);
     assert.equal((await ok(['get', 'widgets', '--field-selector', 'spec.color=red', '-o', 'name'])).trim(), '');
+    const other = WIDGET.replace('name: w1', 'name: w2').replace('color: blue', 'color: red');
+    assert.match(await ok(['apply', '--server-side', '-f', '-'], other), /widget\.example\.com\/w2 serverside-applied/);
+    assert.match(await ok(['get', 'widgets', '--field-selector', 'spec.color=red', '-o', 'name']), /w2/);
   });
 
   it('scales through the scale subresource and patches status', async () => {
     assert.match(await ok(['scale', 'widget/w1', '--replicas=3']), /widget\.example\.com\/w1 scaled/);
     assert.equal((await ok(['get', 'widget', 'w1', '-o', 'jsonpath={.spec.replicas}'])).trim(), '3');
     const before = JSON.parse(await ok(['get', 'widget', 'w1', '-o', 'json']));
-    await ok(['patch', 'widget', 'w1', '--subresource=status', '--type=merge', '-p', '{"status":{"replicas":3,"conditions":[{"type":"Ready","status":"True"}]}}']);
+    await ok(['patch', 'widget', 'w1', '--subresource=status', '--type=merge', '-p', '{"status":{"replicas":3,"selector":"app=w1","conditions":[{"type":"Ready","status":"True"}]}}']);
     const after = JSON.parse(await ok(['get', 'widget', 'w1', '-o', 'json']));
     assert.equal(after.status.replicas, 3);
     assert.equal(after.metadata.generation, before.metadata.generation, 'a status write leaves generation alone');
@@ -151,7 +155,7 @@ describe('CustomResourceDefinitions with kubectl', { skip }, () => {
     await ok(['patch', 'widget', 'w1', '--type=merge', '-p', '{"status":{"replicas":9}}']);
     assert.equal((await ok(['get', 'widget', 'w1', '-o', 'jsonpath={.status.replicas}'])).trim(), '3');
     const scale = JSON.parse(await ok(['get', '--raw', '/apis/example.com/v1/namespaces/default/widgets/w1/scale']));
-    assert.deepEqual({ kind: scale.kind, apiVersion: scale.apiVersion, spec: scale.spec, status: scale.status }, { kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 3 }, status: { replicas: 3 } });
+    assert.deepEqual({ kind: scale.kind, apiVersion: scale.apiVersion, spec: scale.spec, status: scale.status }, { kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 3 }, status: { replicas: 3, selector: 'app=w1' } });
   });
 
   it('refuses strategic merge patch with kube’s 415', async () => {

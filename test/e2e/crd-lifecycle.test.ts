@@ -157,6 +157,27 @@ describe('CRD lifecycle over the API', () => {
     await eventually(async () => (await http(c, 'GET', `${CRDS}/holds.lifecycle.example.com`)).status === 404, 20_000);
   });
 
+  it('a protected group reports its API approval in KubernetesAPIApprovalPolicyConformant', async () => {
+    const crd = gizmos([v('v1', true)]);
+    crd.metadata = { name: 'gizmos.lifecycle.k8s.io', annotations: { 'api-approved.kubernetes.io': 'unapproved, testing only' } };
+    (crd.spec as Record<string, unknown>).group = 'lifecycle.k8s.io';
+    const created = await http(c, 'POST', CRDS, { body: crd });
+    assert.equal(created.status, 201, created.text);
+    const got = await established('gizmos.lifecycle.k8s.io');
+    const approval = got.status.conditions.find((x: { type: string }) => x.type === 'KubernetesAPIApprovalPolicyConformant');
+    assert.deepEqual([approval.status, approval.reason, approval.message], ['False', 'UnapprovedAnnotation', 'not approved: "unapproved, testing only"']);
+    const missing = gizmos([v('v1', true)]);
+    missing.metadata = { name: 'others.lifecycle.k8s.io' };
+    (missing.spec as Record<string, any>).group = 'lifecycle.k8s.io';
+    (missing.spec as Record<string, any>).names = { plural: 'others', kind: 'Other' };
+    const refused = await http(c, 'POST', CRDS, { body: missing });
+    assert.equal(refused.status, 422);
+    assert.equal(
+      refused.json.message,
+      'CustomResourceDefinition.apiextensions.k8s.io "others.lifecycle.k8s.io" is invalid: metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111',
+    );
+  });
+
   it('versions behind a conversion webhook answer 501; the storage version is served', async () => {
     const crd = gizmos([v('v1', true), v('v2', false)], {
       conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: 'https://127.0.0.1:1/convert' } } },
@@ -170,5 +191,34 @@ describe('CRD lifecycle over the API', () => {
     const v2 = await http(c, 'GET', '/apis/lifecycle.example.com/v2/namespaces/default/hooks');
     assert.equal(v2.status, 501);
     assert.equal(v2.json.reason, 'NotImplemented');
+  });
+});
+
+describe('CRDs across a restart', () => {
+  it('a restarted server serves the stored CRDs and their instances again', async () => {
+    const dataDir = tempDir();
+    const config = { dataDir, storageBackend: 'sqlite' as const };
+    let server = new ApiServer({ config });
+    try {
+      await server.start();
+      let kc = server.adminKubeconfig();
+      let c: Server = { url: server.url, creds: { ca: kc.caPem ?? '', cert: kc.clientCertPem, key: kc.clientKeyPem } };
+      const crd = gizmos([v('v1', true)]);
+      assert.equal((await http(c, 'POST', CRDS, { body: crd })).status, 201);
+      const path = '/apis/lifecycle.example.com/v1/namespaces/default/gizmos';
+      await eventually(async () => (await http(c, 'GET', path)).status === 200);
+      assert.equal((await http(c, 'POST', path, { body: { apiVersion: 'lifecycle.example.com/v1', kind: 'Gizmo', metadata: { name: 'kept' } } })).status, 201);
+      await server.stop();
+      server = new ApiServer({ config });
+      await server.start();
+      await server.controllersSynced;
+      kc = server.adminKubeconfig();
+      c = { url: server.url, creds: { ca: kc.caPem ?? '', cert: kc.clientCertPem, key: kc.clientKeyPem } };
+      const got = await http(c, 'GET', `${path}/kept`);
+      assert.equal(got.status, 200, got.text);
+    } finally {
+      await server.stop();
+      removeDir(dataDir);
+    }
   });
 });
