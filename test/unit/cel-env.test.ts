@@ -291,3 +291,23 @@ describe('cel: src/cel/ is the only door to the CEL library', () => {
     assert.deepEqual(offenders, []);
   });
 });
+
+describe('cel: runtime errors in cel-go\'s words', () => {
+  const env = claimsEnvironment();
+  const claims = dynToCel({ l: [1], m: {} });
+  const cases: [string, string][] = [
+    ['claims.m.nope == 1', 'no such key: nope'],
+    ['claims.l[5] == 1', "index '5' out of range in list size '1'"],
+    ['1 / (size(claims.l) - 1) == 0', 'division by zero'],
+    ['1 % (size(claims.l) - 1) == 0', 'modulus by zero'],
+    ['9223372036854775807 + size(claims.l) > 0', 'integer overflow'],
+  ];
+  for (const [expr, want] of cases) {
+    it(expr, () => {
+      const r = evaluate(ok(expr, env), { claims });
+      assert.ok(!r.ok);
+      assert.equal(r.kind, 'evaluation');
+      assert.equal(r.message, want);
+    });
+  }
+});
