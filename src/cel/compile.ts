@@ -1,5 +1,6 @@
 import { engineOf, type CelEnvironment } from './environment.js';
-import { formatIssue, type CelError } from './errors.js';
+import { formatIssue, formatIssueAt, type CelError } from './errors.js';
+import { validateLiterals } from './validators.js';
 import { estimateCost, type AstNodeLike } from './cost-estimate.js';
 import type { CostEstimate } from './libraries/cost.js';
 import { instrument } from './runtime-cost.js';
@@ -121,6 +122,10 @@ function compileUncached(expression: string, environment: CelEnvironment, option
   const checked = parsed.check();
   if (!checked.valid) {
     return { ok: false, error: { type: 'invalid', detail: `${prefix}${formatIssue(expression, checked.error, environment.functionNames())}` } };
+  }
+  const literalIssue = validateLiterals(parsed.ast);
+  if (literalIssue) {
+    return { ok: false, error: { type: 'invalid', detail: `${prefix}${formatIssueAt(expression, literalIssue.offset, literalIssue.message)}` } };
   }
   const ast = parsed.ast as unknown as AstNodeLike & { checkedType?: EngineType };
   const outputType = kubeTypeName(ast.checkedType);

@@ -194,8 +194,9 @@ class Estimator {
     if (isMacro) {
       if (fn === 'has' && target === undefined) {
         const sel = args[0];
+        // kube keeps a presence test free (PresenceTestHasCost(false)): only its operand costs
         const operand = sel && Array.isArray(sel.args) && isNode(sel.args[0]) ? this.estimate(sel.args[0]).cost : fixed(0);
-        return { cost: add(fixed(1), operand), shape: {} };
+        return { cost: operand, shape: {} };
       }
       if (fn === 'bind' && target?.op === 'id' && target.args === 'cel') return this.#bind(args);
       if (target) return this.#comprehension(fn, target, args);

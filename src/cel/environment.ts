@@ -68,7 +68,10 @@ export function celEquals(a: CelValue, b: CelValue): boolean {
   if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
   if (a instanceof Uint8Array && b instanceof Uint8Array) return a.length === b.length && a.every((x, i) => x === b[i]);
   if (a instanceof Duration && b instanceof Duration) return a.seconds === b.seconds && a.nanos === b.nanos;
-  return false;
+  // uints (cel-js wraps them) compare by value
+  const av = (a as { valueOf(): unknown }).valueOf();
+  const bv = (b as { valueOf(): unknown }).valueOf();
+  return typeof av === 'bigint' && typeof bv === 'bigint' && av === bv;
 }
 
 /**

@@ -114,11 +114,19 @@ function lineAndColumn(source: string, offset: number): { line: number; column: 
  */
 export function formatIssue(source: string, err: unknown, knownFunctions: ReadonlySet<string>): string {
   const e = (err ?? {}) as EngineError;
-  const offset = errorOffset(source, e);
+  return formatIssueAt(source, errorOffset(source, e), goMessage(e, knownFunctions));
+}
+
+/** One cel-go issue at an offset of the source. */
+export function formatIssueAt(source: string, offset: number, message: string): string {
   const { line, column, text } = lineAndColumn(source, offset);
-  const message = goMessage(e, knownFunctions);
   const indicator = '.'.repeat(column - 1) + '^';
   return `ERROR: <input>:${line}:${column}: ${message}\n | ${text}\n | ${indicator}`;
+}
+
+/** cel-js spells types list<int>; cel-go list(int). */
+export function goTypeName(name: string): string {
+  return goTypeNames(name);
 }
 
 /** A cel-js evaluation error message in cel-go's words where they differ. */

@@ -204,14 +204,8 @@ function wrap(node: Node, ctor: unknown): void {
     };
     return;
   }
-  if (macroCall) {
-    // has(): a presence test costs 1; its select is not charged
-    node.evaluate = (ev, a, ctx) => {
-      charge(1);
-      return inner.call(node, ev, a, ctx);
-    };
-    return;
-  }
+  // has(): kube keeps presence tests free (PresenceTestHasCost(false)); its operand charges itself
+  if (macroCall) return;
   const step = stepChargeOf(node);
   const fixedCost = constantCost(node);
   if (fixedCost === undefined) {

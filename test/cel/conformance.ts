@@ -1,5 +1,6 @@
 import { Environment, Optional } from '@marcbachmann/cel-js';
 import { Duration, UnsignedInt } from '@marcbachmann/cel-js/evaluator';
+import { celEnv, celUint, isCelError, isCelList, isCelMap, isCelUint, parse as bufParse, plan as bufPlan } from '@bufbuild/cel';
 import { tests } from '@bufbuild/cel-spec/testdata/conformance.js';
 
 /**
@@ -18,6 +19,19 @@ export interface CaseOutcome {
   readonly passed: boolean;
   /** Why it failed (short). */
   readonly reason?: string;
+  /** The case needs protobuf messages (types, literals or values), which Kubernetes never gives CEL. */
+  readonly protobuf: boolean;
+}
+
+/** Which evaluator a run measures: the chosen one, or the other candidate for comparison. */
+export type Engine = 'cel-js' | 'bufbuild';
+
+const MESSAGE_LITERAL = /\b[A-Z][\w]*\s*\{|google\.protobuf|TestAllTypes|NestedTestAllTypes/;
+
+function needsProtobuf(t: JsonObject): boolean {
+  if (t['container']) return true;
+  const text = JSON.stringify(t);
+  return text.includes('messageType') || text.includes('objectValue') || MESSAGE_LITERAL.test(t['expr'] as string);
 }
 
 class Unsupported extends Error {}
@@ -150,6 +164,45 @@ function classify(reason: string): string {
   return reason;
 }
 
+/** @bufbuild/cel's inputs: CelUint for uints; its outputs back to plain lists and maps for comparison. */
+function toBufInput(v: unknown): unknown {
+  if (v instanceof UnsignedInt) return celUint(v.valueOf() as bigint);
+  if (Array.isArray(v)) return v.map(toBufInput);
+  if (v instanceof Map) return new Map([...v].map(([k, x]) => [toBufInput(k), toBufInput(x)]));
+  return v;
+}
+
+function fromBuf(v: unknown): unknown {
+  if (isCelUint(v)) return new UnsignedInt(v.value);
+  if (isCelList(v)) return [...v].map(fromBuf);
+  if (isCelMap(v)) return new Map([...v].map(([k, x]) => [fromBuf(k), fromBuf(x)]));
+  return v;
+}
+
+function runBufCase(t: JsonObject): { passed: boolean; reason?: string } {
+  try {
+    const activation: Record<string, unknown> = {};
+    for (const [k, b] of Object.entries((t['bindings'] ?? {}) as JsonObject)) activation[k] = toBufInput(toValue((b as JsonObject)['value'] as JsonObject));
+    const wantError = 'evalError' in t;
+    const want = 'value' in t ? toValue(t['value'] as JsonObject) : 'typedResult' in t ? toValue((t['typedResult'] as JsonObject)['result'] as JsonObject) : undefined;
+    let got: unknown;
+    try {
+      got = bufPlan(celEnv(t['container'] ? { namespace: t['container'] as string } : {}), bufParse(t['expr'] as string))(activation as never);
+    } catch (e) {
+      return wantError ? { passed: true } : { passed: false, reason: `error: ${(e as Error).message.split('\n')[0]}` };
+    }
+    if (isCelError(got)) return wantError ? { passed: true } : { passed: false, reason: `error: ${got.message.split('\n')[0]}` };
+    if (t['checkOnly']) return { passed: true };
+    if (wantError) return { passed: false, reason: `no error, got ${show(fromBuf(got))}` };
+    if (want === undefined) return { passed: got === true };
+    const plain = fromBuf(got);
+    return equal(plain, want) ? { passed: true } : { passed: false, reason: `got ${show(plain)}, want ${show(want)}` };
+  } catch (e) {
+    if (e instanceof Unsupported) return { passed: false, reason: `unsupported: ${e.message}` };
+    return { passed: false, reason: `runner: ${(e as Error).message.split('\n')[0]}` };
+  }
+}
+
 interface Suite {
   name: string;
   suites?: Suite[];
@@ -157,7 +210,7 @@ interface Suite {
 }
 
 /** Every conformance case with its outcome. Ids are unique (a repeated name gets #2, #3 ...). */
-export function runConformance(): CaseOutcome[] {
+export function runConformance(engine: Engine = 'cel-js'): CaseOutcome[] {
   const out: CaseOutcome[] = [];
   const seen = new Map<string, number>();
   const walk = (s: Suite, path: string[]): void => {
@@ -166,8 +219,8 @@ export function runConformance(): CaseOutcome[] {
       const n = (seen.get(id) ?? 0) + 1;
       seen.set(id, n);
       if (n > 1) id += `#${n}`;
-      const r = runCase(t.original);
-      out.push({ id, suite: path[0] ?? s.name, passed: r.passed, ...(r.reason ? { reason: classify(r.reason) } : {}) });
+      const r = engine === 'cel-js' ? runCase(t.original) : runBufCase(t.original);
+      out.push({ id, suite: path[0] ?? s.name, passed: r.passed, protobuf: needsProtobuf(t.original), ...(r.reason ? { reason: classify(r.reason) } : {}) });
     }
     for (const c of s.suites ?? []) walk(c, [...path, c.name]);
   };

@@ -54,6 +54,9 @@ describe('cel: static cost estimates match kube', () => {
     ['array of number maps with all', arrayOf(mapOfSchema(num), 12), 'self.all(x, x.y == 25.2)', 74],
     ['date array with all', arrayOf({ type: 'string', format: 'date' }), 'self.all(x, true)', 725936],
     ['date-time array with all', arrayOf({ type: 'string', format: 'date-time' }, 25), 'self.all(x, true)', 77],
+    // kube: PresenceTestHasCost(false), so has() costs its operand only
+    ['has on a map', mapOfSchema(num), 'has(self.x)', 1],
+    ['has under all()', arrayOf(objWithRequired, 10), 'self.all(x, has(x.optional))', 42],
   ];
   for (const [name, schema, rule, want] of cases) it(`${name}: ${rule} → ${want}`, () => assert.equal(staticCost(schema, rule), want));
 });

@@ -136,6 +136,12 @@ describe('cel: compile errors in kube\'s form', () => {
     ['nosuchfn(1)', /undeclared reference to 'nosuchfn'/],
     ['1 +', /^compilation failed: ERROR: <input>:1:4: Syntax error: /],
     ['self.name ==\n  ', /^compilation failed: ERROR: <input>:2:3: Syntax error: /],
+    // kube's AST validators (1.29+): literal arguments and homogeneous literals
+    ['self.timeout == duration("1 hour")', /^compilation failed: ERROR: <input>:1:26: invalid duration argument/],
+    ['self.created == timestamp("yesterday")', /^compilation failed: ERROR: <input>:1:27: invalid timestamp argument/],
+    ['self.name.matches("[")', /^compilation failed: ERROR: <input>:1:19: invalid matches argument/],
+    ['[1, "a"].size() > 0', /^compilation failed: ERROR: <input>:1:5: expected type 'int' but found 'string'/],
+    ['{"a": 1, "b": "c"}.size() > 0', /^compilation failed: ERROR: <input>:1:15: expected type 'int' but found 'string'/],
   ];
   for (const [expr, want] of cases) {
     it(JSON.stringify(expr), () => {
@@ -154,6 +160,9 @@ describe('cel: compile errors in kube\'s form', () => {
     const r = compile('"a" +', env, { returnTypes: ['string'], errorPrefix: 'messageExpression compilation failed: ' });
     assert.ok(!r.ok);
     assert.match(r.error.detail, /^messageExpression compilation failed: ERROR: <input>:1:6: /);
+  });
+  it('RE2 flag groups and named groups are valid regex literals', () => {
+    assert.ok(compile('self.name.matches("(?i)^web-(?P<n>[0-9]+)$")', env).ok);
   });
   it('a result of the wrong type: "must evaluate to bool"', () => {
     const r = compile('self.name', env, { returnTypes: ['bool'] });
@@ -281,4 +290,24 @@ describe('cel: src/cel/ is the only door to the CEL library', () => {
     walk(src);
     assert.deepEqual(offenders, []);
   });
+});
+
+describe('cel: runtime errors in cel-go\'s words', () => {
+  const env = claimsEnvironment();
+  const claims = dynToCel({ l: [1], m: {} });
+  const cases: [string, string][] = [
+    ['claims.m.nope == 1', 'no such key: nope'],
+    ['claims.l[5] == 1', "index '5' out of range in list size '1'"],
+    ['1 / (size(claims.l) - 1) == 0', 'division by zero'],
+    ['1 % (size(claims.l) - 1) == 0', 'modulus by zero'],
+    ['9223372036854775807 + size(claims.l) > 0', 'integer overflow'],
+  ];
+  for (const [expr, want] of cases) {
+    it(expr, () => {
+      const r = evaluate(ok(expr, env), { claims });
+      assert.ok(!r.ok);
+      assert.equal(r.kind, 'evaluation');
+      assert.equal(r.message, want);
+    });
+  }
 });
