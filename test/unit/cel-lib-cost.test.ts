@@ -96,6 +96,7 @@ const rows: Row[] = [
   },
   { name: "format.named(...).value().validate('my-name')", fn: 'validate', target: n(1), args: [n(7)], estimate: [32, 32] },
   { name: "strings.quote('ABCDEFGHIJ abcdefghij')", fn: 'strings.quote', args: [n(21)], estimate: [3, 3], runtime: { args: ["'ABCDEFGHIJ abcdefghij'"], cost: 3 } },
+  { name: "jsonpatch.escapeKey('abc/def~ abc/def~')", fn: 'jsonpatch.escapeKey', args: [n(17)], estimate: [2, 2], runtime: { args: ["'abc/def~ abc/def~'"], cost: 2 } },
   { name: 'sets.contains([1, 2, 3, 4], [2, 3])', fn: 'sets.contains', args: [n(4), n(2)], estimate: [9, 9], runtime: { args: ['[1, 2, 3, 4]', '[2, 3]'], cost: 9 } },
   { name: 'sets.contains([], [])', fn: 'sets.contains', args: [n(0), n(0)], estimate: [1, 1], runtime: { args: ['[]', '[]'], cost: 1 } },
   { name: 'lists.range(5)', fn: 'lists.range', args: [n(1)], detail: { literalArgs: [5n] }, estimate: [16, 16], runtime: { args: ['5'], result: 'lists.range(5)', cost: 16 } },

@@ -2,6 +2,7 @@ import { describe } from 'node:test';
 
 import { Optional } from '@marcbachmann/cel-js';
 
+import { registerJSONPatch } from '../../src/cel/libraries/index.js';
 import { celLibEnv, runTable } from '../helpers/cel-lib.js';
 
 const DNS_LABEL_ERROR =
@@ -41,4 +42,15 @@ describe('CEL library: named formats (from 1.31)', () => {
     { expr: '"%s-%d".format(["a", 1]) == "a-1"', compileError: /must have the same type/ },
   ]);
   runTable([{ expr: 'format.dns1123Label().validate("a").hasValue()', compileError: /./ }], celLibEnv({ version: '1.30' }));
+});
+
+describe('CEL library: jsonpatch (MutatingAdmissionPolicy environments only)', () => {
+  const env = celLibEnv();
+  registerJSONPatch(env);
+  runTable([
+    { expr: "jsonpatch.escapeKey('k8s.io/my~label')", value: 'k8s.io~1my~0label' },
+    { expr: "jsonpatch.escapeKey('plain')", value: 'plain' },
+    { expr: "'/metadata/labels/' + jsonpatch.escapeKey('a/b')", value: '/metadata/labels/a~1b' },
+  ], env);
+  runTable([{ expr: "jsonpatch.escapeKey('a')", compileError: /./ }]);
 });

@@ -54,6 +54,9 @@ describe('CEL library: IP (from 1.30)', () => {
     { expr: 'ip("ff00::1").isGlobalUnicast()', value: false },
     { expr: 'isIP(cidr("192.168.0.0/24"))', compileError: /found no matching overload for 'isIP\(net.CIDR\)'/ },
     { expr: 'string(ip("192.168.0.1"))', value: '192.168.0.1' },
+    { expr: 'type(ip("192.168.0.1")) == net.IP', value: true },
+    { expr: 'type(cidr("192.168.0.0/24")) == net.CIDR', value: true },
+    { expr: 'type(ip("192.168.0.1")) == net.CIDR', value: false },
     { expr: 'string(ip("2001:0db8:0:0:0:0:0:0068"))', value: '2001:db8::68' },
   ]);
 });

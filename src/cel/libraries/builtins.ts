@@ -5,7 +5,7 @@ import { libraryError } from './errors.js';
 import { celEquals, codePoints, type CelValue } from './values.js';
 
 /*
- * cel-js ships indexOf, lastIndexOf and substring as built-ins with
+ * cel-js ships indexOf, lastIndexOf, substring and split as built-ins with
  * JavaScript semantics (UTF-16 indexes, its own error texts); a registry
  * cannot redefine a built-in overload. cel-js expands macros by name and
  * arity before overloads are resolved, so these functions are registered as
@@ -13,7 +13,8 @@ import { celEquals, codePoints, type CelValue } from './values.js';
  * evaluated here, with cel-go's ext.Strings semantics for strings (code
  * point indexes, "index out of range: N") and kube's list functions for
  * lists. Functions without arguments (lowerAscii, upperAscii, trim, join())
- * cannot be macros and stay cel-js's.
+ * cannot be macros and stay cel-js's. split is taken over too: cel-js splits
+ * an empty separator between UTF-16 units, Go between code points.
  */
 
 interface TypeDecl {
@@ -46,7 +47,7 @@ interface MacroCall {
 interface Override {
   readonly name: string;
   readonly params: readonly ('string' | 'int')[];
-  readonly result: 'int' | 'string';
+  readonly result: 'int' | 'string' | 'list<string>';
   readonly onString: (s: string, ...args: never[]) => CelValue;
   /** The list form takes one argument of the element type. */
   readonly onList?: (list: readonly CelValue[], x: CelValue) => CelValue;
@@ -112,6 +113,15 @@ function substrRange(s: string, start: bigint, end: bigint): string {
   return r.slice(Number(start), Number(end)).join('');
 }
 
+/** strings.SplitN: at most n parts (all when n < 0, none when 0); an empty separator splits between code points. */
+export function splitN(s: string, sep: string, n: bigint): string[] {
+  if (n === 0n) return [];
+  const parts = sep === '' ? runes(s) : s.split(sep);
+  if (n < 0n || BigInt(parts.length) <= n) return parts;
+  const k = Number(n);
+  return [...parts.slice(0, k - 1), parts.slice(k - 1).join(sep)];
+}
+
 const OVERRIDES: readonly Override[] = [
   {
     name: 'indexOf',
@@ -133,6 +143,8 @@ const OVERRIDES: readonly Override[] = [
   },
   { name: 'lastIndexOf', params: ['string', 'int'], result: 'int', onString: lastIndexOfOffset },
   { name: 'substring', params: ['int'], result: 'string', onString: substr },
+  { name: 'split', params: ['string'], result: 'list<string>', onString: (s: string, sep: string) => splitN(s, sep, -1n) },
+  { name: 'split', params: ['string', 'int'], result: 'list<string>', onString: splitN },
   { name: 'substring', params: ['int', 'int'], result: 'string', onString: substrRange },
 ];
 
@@ -184,7 +196,7 @@ function apply(o: Override, recv: unknown, values: unknown[]): CelValue {
 }
 
 /**
- * Takes over indexOf, lastIndexOf (strings and lists) and substring. The
+ * Takes over indexOf, lastIndexOf (strings and lists), substring and split. The
  * macros are declared on `bytes` receivers so that they do not collide with
  * cel-js's string overloads; cel-js expands a macro whatever the receiver.
  */

@@ -204,6 +204,8 @@ export function estimateLibraryCallCost(
       const strCost = factor(add(args[0]!, fixed(1)), STRING_TRAVERSAL_COST_FACTOR);
       return { cost: multiply(strCost, fixed(byFactor(ESTIMATED_FORMAT_REGEX_SIZE, REGEX_STRING_LENGTH_COST_FACTOR))) };
     }
+    case 'jsonpatch.escapeKey':
+      return args.length >= 1 ? { cost: factor(args[0]!, STRING_TRAVERSAL_COST_FACTOR) } : undefined;
     case 'strings.quote': {
       if (args.length < 1) return undefined;
       const n = args[0]!;
@@ -402,6 +404,7 @@ export function libraryCallCost(fn: string, target: unknown, args: unknown[], re
       const strCost = ceilFactor(1 + actualSize(all[1]), STRING_TRAVERSAL_COST_FACTOR);
       return mulN(strCost, ceilFactor(all[0].maxRegexSize, REGEX_STRING_LENGTH_COST_FACTOR));
     }
+    case 'jsonpatch.escapeKey':
     case 'strings.quote':
       return args.length >= 1 ? ceilFactor(actualSize(args[args.length - 1]), STRING_TRAVERSAL_COST_FACTOR) : undefined;
     case 'sets.contains':

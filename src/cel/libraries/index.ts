@@ -17,6 +17,7 @@ import { CURRENT_VERSION, type KubeVersion, libraryEnabled, parseKubeVersion } f
 export type { KubeVersion, LibraryName } from './versions.js';
 export { LIBRARY_VERSIONS, libraryEnabled } from './versions.js';
 export * from './authz.js';
+export { registerJSONPatch } from './jsonpatch.js';
 
 export interface KubernetesLibraryOptions {
   /** Register the `Authorizer` type and its functions (for the environments that declare `authorizer`). */

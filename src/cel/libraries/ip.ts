@@ -132,6 +132,22 @@ export function registerIP(env: Environment): void {
   env.registerOperator('net.IP == net.IP', (a: CelIP, b: CelIP) => a.equals(b));
 }
 
+/** The constant `net`: `net.IP` and `net.CIDR` name the types, as `type(ip('::1')) == net.IP`. */
+export class NetNamespace {
+  constructor(
+    readonly IP: unknown,
+    readonly CIDR: unknown,
+  ) {}
+}
+
+/** Declares `net.IP` and `net.CIDR` as type values (once both types are registered). */
+function registerNetTypeNames(env: Environment): void {
+  const ipType: unknown = env.evaluate("type(ip('0.0.0.0'))");
+  const cidrType: unknown = env.evaluate("type(cidr('0.0.0.0/0'))");
+  env.registerType('kubernetes.NetNamespace', { ctor: NetNamespace, fields: { IP: 'type', CIDR: 'type' } });
+  env.registerConstant('net', 'kubernetes.NetNamespace', new NetNamespace(ipType, cidrType));
+}
+
 /** kube's library.CIDR (from 1.30). */
 export function registerCIDR(env: Environment): void {
   env.registerType('net.CIDR', CelCIDR);
@@ -150,6 +166,7 @@ export function registerCIDR(env: Environment): void {
   env.registerFunction('net.CIDR.prefixLength(): int', (c: CelCIDR) => BigInt(c.prefix.bits));
   env.registerFunction('string(net.CIDR): string', (c: CelCIDR) => c.toString());
   env.registerOperator('net.CIDR == net.CIDR', (a: CelCIDR, b: CelCIDR) => a.equals(b));
+  registerNetTypeNames(env);
 }
 
 /** The other prefix lies within this one: same masked network at this length, and at least as long. */

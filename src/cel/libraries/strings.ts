@@ -8,9 +8,9 @@ import { celTypeName, codePoints, type CelValue, isMapValue, mapEntries, toList 
 /**
  * cel-go's ext.Strings at the version kube-apiserver 1.36 uses (2): charAt,
  * replace, and from version 1 `format` and `strings.quote`. cel-js already
- * has lowerAscii, upperAscii, split, join and trim as built-ins (a registry
- * cannot redefine them); indexOf, lastIndexOf and substring are taken over
- * in builtins.ts.
+ * has lowerAscii, upperAscii, join and trim as built-ins (a registry
+ * cannot redefine them); indexOf, lastIndexOf, substring and split are
+ * taken over in builtins.ts.
  * `reverse` is ext.Strings version 3, which kube does not enable.
  */
 export function registerStrings(env: Environment, version: 0 | 2): void {
