@@ -1,6 +1,14 @@
 import { engineOf, type CelEnvironment } from './environment.js';
 import { formatIssue, formatIssueAt, type CelError } from './errors.js';
 import { validateLiterals } from './validators.js';
+import { aliasOf, rewriteQualifiedNames } from './qualified-names.js';
+
+/** The activation with dotted variable names under their aliases. */
+function aliased(activation: Record<string, unknown>, dotted: readonly string[]): Record<string, unknown> {
+  const out = { ...activation };
+  for (const name of dotted) if (name in activation) out[aliasOf(name)] = activation[name];
+  return out;
+}
 import { estimateCost, type AstNodeLike } from './cost-estimate.js';
 import type { CostEstimate } from './libraries/cost.js';
 import { instrument } from './runtime-cost.js';
@@ -114,8 +122,9 @@ function compileUncached(expression: string, environment: CelEnvironment, option
   const engine = engineOf(environment);
   const prefix = options.errorPrefix ?? 'compilation failed: ';
   let parsed: ReturnType<typeof engine.parse>;
+  const dotted = environment.dottedNames;
   try {
-    parsed = engine.parse(expression);
+    parsed = engine.parse(rewriteQualifiedNames(expression, dotted));
   } catch (e) {
     return { ok: false, error: { type: 'invalid', detail: `${prefix}${formatIssue(expression, e, environment.functionNames())}` } };
   }
@@ -150,7 +159,7 @@ function compileUncached(expression: string, environment: CelEnvironment, option
       outputType,
       outputDeclType: declTypeOf(ast.checkedType, environment),
       cost,
-      run: (activation) => parsed(activation),
+      run: dotted.length === 0 ? (activation) => parsed(activation) : (activation) => parsed(aliased(activation, dotted)),
     },
   };
 }

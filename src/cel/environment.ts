@@ -2,6 +2,7 @@ import { Environment } from '@marcbachmann/cel-js';
 import { registerKubernetesLibraries } from './libraries/index.js';
 import { isUnorderedList, type CelValue } from './values.js';
 import { Duration } from '@marcbachmann/cel-js/evaluator';
+import { aliasOf } from './qualified-names.js';
 import type { DeclType, ObjectType } from './types.js';
 
 /** A declared variable of an environment. */
@@ -14,6 +15,11 @@ export interface VariableDeclaration {
 export interface EnvironmentOptions {
   /** Register the authorizer library (admission policies and webhook match conditions). */
   readonly authorizer?: boolean;
+  /**
+   * Variables declared only when their type is known to the environment
+   * (types a library registers, e.g. the authorizer's), skipped otherwise.
+   */
+  readonly optionalVariables?: readonly VariableDeclaration[];
   /**
    * Sizes of values reached through variables are kube's CRD size estimates
    * ({0, MaxElements} at any path), as for x-kubernetes-validations.
@@ -86,6 +92,8 @@ export class CelEnvironment {
   readonly variables: ReadonlyMap<string, DeclType>;
   /** @internal whether the authorizer library is registered. */
   readonly authorizer: boolean;
+  /** @internal variables whose names hold a dot (declared under an alias, see qualified-names.ts). */
+  readonly dottedNames: readonly string[];
   /** @internal whether static sizes follow kube's CRD size estimator. */
   readonly pathSizes: boolean;
   #functionNames: ReadonlySet<string> | undefined;
@@ -99,11 +107,22 @@ export class CelEnvironment {
     const engine = baseEnvironment(this.authorizer).clone({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
     engines.set(this, engine);
     const vars = new Map<string, DeclType>();
-    for (const v of variables) {
+    const dotted: string[] = [];
+    const declare = (v: VariableDeclaration): void => {
+      engineOf(this).registerVariable(v.name.includes('.') ? aliasOf(v.name) : v.name, this.#typeString(v.type));
       vars.set(v.name, v.type);
-      engineOf(this).registerVariable(v.name, this.#typeString(v.type));
+      if (v.name.includes('.')) dotted.push(v.name);
+    };
+    for (const v of variables) declare(v);
+    for (const v of options.optionalVariables ?? []) {
+      try {
+        declare(v);
+      } catch {
+        // the library that registers this type is not loaded
+      }
     }
     this.variables = vars;
+    this.dottedNames = dotted;
     for (const scalar of ['string', 'int', 'double', 'bool', 'uint', 'bytes']) this.#registerListEquality(scalar);
   }
 

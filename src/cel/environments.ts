@@ -1,5 +1,7 @@
 import { CelEnvironment, type VariableDeclaration } from './environment.js';
-import { AdmissionRequestType, AuthorizerType, NamespaceType, SubjectAccessReviewSpecType, UserInfoType } from './kube-types.js';
+import {
+  AdmissionRequestType, AuthorizerType, NamespaceType, ResourceCheckType, SubjectAccessReviewSpecType, UserInfoType,
+} from './kube-types.js';
 import { schemaDeclType, type OpenApiSchema } from './schema-types.js';
 import { mapOf, optionalOf, Types, type DeclType, type ObjectType } from './types.js';
 
@@ -47,17 +49,18 @@ export function crdRuleEnvironment(
   };
 }
 
-function authorizerVariables(): VariableDeclaration[] {
-  return [{ name: 'authorizer', type: AuthorizerType }];
-}
-
-/** Declares the authorizer only when the library registered its type (it does with { authorizer: true }). */
+/**
+ * Declares `authorizer` and `authorizer.requestResource` when the library
+ * registered their types (it does with { authorizer: true }).
+ */
 function withAuthorizer(vars: VariableDeclaration[]): CelEnvironment {
-  try {
-    return new CelEnvironment([...vars, ...authorizerVariables()], { authorizer: true });
-  } catch {
-    return new CelEnvironment(vars, { authorizer: true });
-  }
+  return new CelEnvironment(vars, {
+    authorizer: true,
+    optionalVariables: [
+      { name: 'authorizer', type: AuthorizerType },
+      { name: 'authorizer.requestResource', type: ResourceCheckType },
+    ],
+  });
 }
 
 /**

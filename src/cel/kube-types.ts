@@ -48,3 +48,4 @@ export const SubjectAccessReviewSpecType: ObjectType = objectOf('kubernetes.Subj
 
 /** The authorizer library's types (registered by src/cel/libraries/). */
 export const AuthorizerType = namedType('kubernetes.authorization.Authorizer');
+export const ResourceCheckType = namedType('kubernetes.authorization.ResourceCheck');

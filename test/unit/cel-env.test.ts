@@ -8,7 +8,7 @@ import { packageRootDir } from '../../src/api/files.js';
 import {
   admissionPolicyEnvironment, authorizationMatchConditionEnvironment, celToJson, claimsEnvironment, compile,
   compiledProgramCount, CostBudget, RULE_MUST_BE_BOOL, crdRuleEnvironment, escapeProperty, evaluate, schemaDeclType, toCel,
-  typeName, unescapeProperty, userEnvironment, compositionType, dynToCel, lazyObject, CelEnvironment, mapOf, Types, webhookMatchConditionEnvironment, type OpenApiSchema, type Program,
+  typeName, unescapeProperty, userEnvironment, compositionType, dynToCel, lazyObject, CelEnvironment, mapOf, namedType, Types, webhookMatchConditionEnvironment, type OpenApiSchema, type Program,
 } from '../../src/cel/index.js';
 
 function ok(expression: string, env: Parameters<typeof compile>[1]): Program {
@@ -310,4 +310,28 @@ describe('cel: runtime errors in cel-go\'s words', () => {
       assert.equal(r.message, want);
     });
   }
+});
+
+describe('cel: dotted variable names (kube\'s authorizer.requestResource)', () => {
+  const env = new CelEnvironment([{ name: 'a', type: Types.string }, { name: 'a.b', type: Types.string }]);
+  it('resolve as one variable, outside string literals only', () => {
+    const p = ok('a.b.size() == 5 && "a.b" == \'a.b\' && r"a.b".size() == 3 && a == "x"', env);
+    const r = evaluate(p, { a: 'x', 'a.b': 'hello' });
+    assert.ok(r.ok && r.value === true);
+  });
+  it('errors keep the positions the user wrote', () => {
+    const r = compile('a.b + 1', env);
+    assert.ok(!r.ok);
+    assert.match(r.error.detail, /^compilation failed: ERROR: <input>:1:5: found no matching overload for '_\+_' applied to '\(string, int\)'\n \| a\.b \+ 1\n/);
+  });
+  it('only whole names are rewritten', () => {
+    const r = compile('xa.b == "y"', env);
+    assert.ok(!r.ok);
+    assert.match(r.error.detail, /undeclared reference to 'xa'/);
+  });
+  it('an optional variable whose (library) type is unknown is left undeclared', () => {
+    const e = new CelEnvironment([{ name: 'a', type: Types.string }], { optionalVariables: [{ name: 'z.q', type: namedType('no.such.Type') }] });
+    assert.equal(e.variables.has('z.q'), false);
+    assert.ok(compile('a == "x"', e).ok);
+  });
 });
