@@ -191,6 +191,15 @@ describe('service account tokens', () => {
     assert.deepEqual(result?.audiences, [ISSUER]);
   });
 
+  it("names a pod's node that does not exist by its name alone", async () => {
+    const f = fixture();
+    const { token } = await f.issuer.boundToken(sa, { pod, node: { metadata: { name: 'gone' } } }, 3600, 0, [ISSUER]);
+    assert.deepEqual((unverifiedClaims(token)!['kubernetes.io'] as { node: unknown }).node, { name: 'gone' });
+    const extra = (await f.authn.authenticateToken(token, undefined))?.user.extra ?? {};
+    assert.deepEqual(extra['authentication.kubernetes.io/node-name'], ['gone']);
+    assert.equal(extra['authentication.kubernetes.io/node-uid'], undefined);
+  });
+
   it('verifies ECDSA keys too, and a token of a second issuer', async () => {
     const f = fixture(signingKey('ec'));
     const other = new ServiceAccountTokenIssuer('https://old.example', f.key);
