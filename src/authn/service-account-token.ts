@@ -128,7 +128,7 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     const iat = numericDate(claims, 'iat');
     if (exp !== undefined && now > exp + CLOCK_LEEWAY_SECONDS) throw new AuthenticationError('service account token has expired');
     if (nbf !== undefined && now + CLOCK_LEEWAY_SECONDS < nbf) throw new AuthenticationError('service account token is not valid yet');
-    if (iat !== undefined && now + CLOCK_LEEWAY_SECONDS < iat) throw new AuthenticationError('service account token claims could not be validated due to unexpected validation error');
+    if (iat !== undefined && now + CLOCK_LEEWAY_SECONDS < iat) throw new AuthenticationError('service account token is issued in the future');
     const k = (claims['kubernetes.io'] ?? {}) as { namespace?: unknown; serviceaccount?: unknown; pod?: unknown; secret?: unknown; node?: unknown };
     const namespace = typeof k.namespace === 'string' ? k.namespace : '';
     const saRef = refOf(k.serviceaccount) ?? { name: '', uid: '' };
@@ -143,19 +143,22 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
       return typeof ts === 'string' && Date.parse(ts) < deletedBefore;
     };
     const sa = await lookups.serviceAccounts(namespace, saRef.name);
+    // kube's order for each object: missing, then another uid, then deleted.
     if (!sa) throw new AuthenticationError(`serviceaccounts "${saRef.name}" not found`);
-    if (gone(sa)) throw new AuthenticationError(`service account ${namespace}/${saRef.name} has been deleted`);
     if (sa.metadata?.uid !== saRef.uid) throw new AuthenticationError(`service account UID (${sa.metadata?.uid ?? ''}) does not match claim (${saRef.uid})`);
+    if (gone(sa)) throw new AuthenticationError(`service account ${namespace}/${saRef.name} has been deleted`);
     const info: ServiceAccountInfo = { namespace, name: saRef.name, uid: saRef.uid };
     if (secretRef) {
       const secret = await lookups.secrets(namespace, secretRef.name);
-      if (!secret || gone(secret)) throw new AuthenticationError('service account token has been invalidated');
+      if (!secret) throw new AuthenticationError('service account token has been invalidated');
       if (secret.metadata?.uid !== secretRef.uid) throw new AuthenticationError(`secret UID (${secret.metadata?.uid ?? ''}) does not match service account secret ref claim (${secretRef.uid})`);
+      if (gone(secret)) throw new AuthenticationError('service account token has been invalidated');
     }
     if (podRef) {
       const pod = await lookups.pods(namespace, podRef.name);
-      if (!pod || gone(pod)) throw new AuthenticationError('service account token has been invalidated');
+      if (!pod) throw new AuthenticationError('service account token has been invalidated');
       if (pod.metadata?.uid !== podRef.uid) throw new AuthenticationError(`pod UID (${pod.metadata?.uid ?? ''}) does not match service account pod ref claim (${podRef.uid})`);
+      if (gone(pod)) throw new AuthenticationError('service account token has been invalidated');
       info.podName = podRef.name;
       info.podUid = podRef.uid;
     }
@@ -163,8 +166,9 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
       // A token bound to a node (not a pod on it) lives as long as that node.
       if (!podRef) {
         const node = await lookups.nodes(undefined, nodeRef.name);
-        if (!node || gone(node)) throw new AuthenticationError('service account token has been invalidated');
+        if (!node) throw new AuthenticationError('service account token has been invalidated');
         if (node.metadata?.uid !== nodeRef.uid) throw new AuthenticationError(`node UID (${node.metadata?.uid ?? ''}) does not match service account node ref claim (${nodeRef.uid})`);
+        if (gone(node)) throw new AuthenticationError('service account token has been invalidated');
       }
       info.nodeName = nodeRef.name;
       info.nodeUid = nodeRef.uid;
