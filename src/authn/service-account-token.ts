@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { UserInfo } from '../machinery/context.js';
 import type { KubeObject } from '../machinery/object.js';
 import { AuthenticationError, type AuthenticationResult } from './authenticator.js';
@@ -194,13 +195,16 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     if (this.opts.lookup) {
       const { lookups } = this.opts;
       const secret = await lookups.secrets(namespace, secretName);
-      if (!secret || secret.metadata?.deletionTimestamp) throw new AuthenticationError('token has been invalidated');
+      // legacy.go's texts, capitalised as kube has them.
+      if (!secret || secret.metadata?.deletionTimestamp) throw new AuthenticationError('Token has been invalidated');
       const stored = (secret.data as Record<string, unknown> | undefined)?.token;
-      if (typeof stored !== 'string' || Buffer.from(stored, 'base64').toString('utf8') !== token) throw new AuthenticationError("token does not match server's copy");
+      const storedBytes = Buffer.from(typeof stored === 'string' ? stored : '', 'base64');
+      const given = Buffer.from(token);
+      if (storedBytes.length !== given.length || !timingSafeEqual(storedBytes, given)) throw new AuthenticationError("Token does not match server's copy");
       const sa = await lookups.serviceAccounts(namespace, name);
       if (!sa) throw new AuthenticationError(`serviceaccounts "${name}" not found`);
-      if (sa.metadata?.deletionTimestamp) throw new AuthenticationError(`service account ${namespace}/${name} has been deleted`);
-      if (sa.metadata?.uid !== uid) throw new AuthenticationError(`service account UID (${sa.metadata?.uid ?? ''}) does not match claim (${uid})`);
+      if (sa.metadata?.deletionTimestamp) throw new AuthenticationError(`ServiceAccount ${namespace}/${name} has been deleted`);
+      if (sa.metadata?.uid !== uid) throw new AuthenticationError(`ServiceAccount UID (${sa.metadata?.uid ?? ''}) does not match claim (${uid})`);
     }
     return { namespace, name, uid };
   }

@@ -274,9 +274,9 @@ describe('service account tokens', () => {
     const f = fixture();
     const secret: KubeObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'builder-token', namespace: 'ci', uid: 's-uid' }, data: {} };
     const token = await f.issuer.legacyToken(sa, secret);
-    await rejectsWith(f.authn.authenticateToken(token, undefined), 'token has been invalidated');
+    await rejectsWith(f.authn.authenticateToken(token, undefined), 'Token has been invalidated');
     f.secrets.objects.push({ ...secret, data: { token: Buffer.from('other').toString('base64') } });
-    await rejectsWith(f.authn.authenticateToken(token, undefined), "token does not match server's copy");
+    await rejectsWith(f.authn.authenticateToken(token, undefined), "Token does not match server's copy");
     f.secrets.objects[0] = { ...secret, data: { token: Buffer.from(token).toString('base64') } };
     const result = await f.authn.authenticateToken(token, undefined);
     assert.equal(result?.user.username, 'system:serviceaccount:ci:builder');
