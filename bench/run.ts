@@ -15,7 +15,8 @@ import { storeSection, type StoreResult } from './store.js';
 import { watchSection, type WatchResult } from './watch.js';
 import { stalledSection, type StalledResult } from './stalled-watch.js';
 import { writesSection } from './writes.js';
-import { authnSection } from './authn.js';
+import { authnCostRows, authnSection } from './authn.js';
+import type { OpsResult } from './field-validation.js';
 import { fieldValidationSection, type FieldValidationResult } from './field-validation.js';
 
 /**
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
   let core: PhaseResult[] = [];
   let writes: PhaseResult[] = [];
   let authn: PhaseResult[] = [];
+  let authnCost: OpsResult[] = [];
   let fieldValidation: FieldValidationResult | undefined;
   const lists: ListResult[] = [];
   let watch: WatchResult[] = [];
@@ -85,6 +87,8 @@ async function main(): Promise<void> {
     log('authenticated GETs: client certificate, static token, service account token');
     try {
       authn = await authnSection(cfg, dataDir);
+      log('authentication cost in-process');
+      authnCost = await authnCostRows();
     } finally {
       removeDir(dataDir);
     }
@@ -127,7 +131,7 @@ async function main(): Promise<void> {
     ...(startupMs !== undefined ? { startupMs } : {}),
     results: core,
     writes,
-    ...(authn.length > 0 ? { authn } : {}),
+    ...(authn.length > 0 ? { authn, authnCost } : {}),
     ...(fieldValidation ? { fieldValidation } : {}),
     lists,
     watch,

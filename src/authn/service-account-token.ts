@@ -101,13 +101,18 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
   }
 
   async authenticateToken(token: string, audiences: readonly string[] | undefined): Promise<AuthenticationResult | undefined> {
-    const unverified = unverifiedClaims(token);
-    if (!unverified) return undefined;
-    const iss = unverified.iss;
-    const legacy = iss === LEGACY_ISSUER;
-    if (!legacy && !(typeof iss === 'string' && this.issuers.has(iss))) return undefined;
-    const claims = await this.opts.verifier.verify(token);
-    if (claims.iss !== iss) throw new AuthenticationError(`token issuer ${JSON.stringify(claims.iss)} is invalid`);
+    // A token verified before needs no parsing: its claims (issuer included) are the cached ones.
+    let claims = this.opts.verifier.cached(token);
+    if (!claims) {
+      const unverified = unverifiedClaims(token);
+      if (!unverified) return undefined;
+      if (!this.isOurs(unverified.iss)) return undefined;
+      claims = await this.opts.verifier.verify(token);
+      if (claims.iss !== unverified.iss) throw new AuthenticationError(`token issuer ${JSON.stringify(claims.iss)} is invalid`);
+    } else if (!this.isOurs(claims.iss)) {
+      return undefined;
+    }
+    const legacy = claims.iss === LEGACY_ISSUER;
     const implicit = this.opts.implicitAudiences;
     let tokenAudiences = audiencesOf(claims);
     // Only the server's own audiences are allowed for tokens that name none (legacy tokens).
@@ -119,6 +124,10 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     }
     const sa = legacy ? await this.validateLegacy(token, claims) : await this.validateBound(claims);
     return { user: userInfo(sa), audiences: auds };
+  }
+
+  private isOurs(iss: unknown): boolean {
+    return iss === LEGACY_ISSUER || (typeof iss === 'string' && this.issuers.has(iss));
   }
 
   /** kube's validator for bound tokens: times, then the ServiceAccount and the bound object as they are now. */
