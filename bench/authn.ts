@@ -1,10 +1,20 @@
 import { writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { credentialsFrom, startServer } from '../test/helpers/server.js';
 import type { BenchConfig } from './config.js';
 import { configMap, createNamespace } from './fixtures.js';
 import { closedLoop, jsonRequest, makeAgent, oneRequest, type Target } from './http-client.js';
 import type { PhaseResult } from './loop.js';
+import type { OpsResult } from './field-validation.js';
+import { generateKeyPairSync } from 'node:crypto';
+import { audienceAgnostic, TokenUnion } from '../src/authn/bearer-token.js';
+import { JwtVerifier } from '../src/authn/jwt.js';
+import type { KubeObject } from '../src/machinery/object.js';
+import { ServiceAccountTokenIssuer } from '../src/authn/service-account-issuer.js';
+import { verificationKey } from '../src/authn/service-account-keys.js';
+import { ServiceAccountTokenAuthenticator } from '../src/authn/service-account-token.js';
+import { TokenFileAuthenticator } from '../src/authn/token-file.js';
 
 /**
  * Authenticated GETs of one ConfigMap by each authentication method, in one
@@ -43,4 +53,47 @@ export async function authnSection(cfg: BenchConfig, dataDir: string): Promise<P
   } finally {
     await server.stop();
   }
+}
+
+/**
+ * What one authentication costs in this process, without HTTP: a static
+ * token, a service account token whose signature was verified before (the
+ * cache), and one verified from scratch each time (what every request would
+ * pay without the cache). Lookups are in-memory maps here (the server reads
+ * its watch cache). Best of three 300 ms runs each.
+ */
+export async function authnCostRows(): Promise<OpsResult[]> {
+  const issuerUrl = 'https://kubernetes.default.svc.cluster.local';
+  const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const key = { ...verificationKey(pair.privateKey), privateKey: pair.privateKey };
+  const sa: KubeObject = { metadata: { name: 'bench', namespace: 'bench', uid: 'sa-uid' } };
+  const lookup = async (_ns: string | undefined, name: string) => (name === 'bench' ? sa : undefined);
+  const authnWith = (verifier: JwtVerifier) =>
+    new ServiceAccountTokenAuthenticator({ issuers: [issuerUrl], verifier, implicitAudiences: [issuerUrl], lookup: true, lookups: { serviceAccounts: lookup, secrets: lookup, pods: lookup, nodes: lookup } });
+  const { token } = await new ServiceAccountTokenIssuer(issuerUrl, key).boundToken(sa, {}, 3600, 0, [issuerUrl]);
+  const cachedAuthn = authnWith(new JwtVerifier([key]));
+  const staticTokens = new TokenUnion([audienceAgnostic(TokenFileAuthenticator.fromCsv('bench-token,u,uid\n', 'bench.csv'), [issuerUrl])]);
+  const rows: OpsResult[] = [];
+  const row = async (name: string, fn: () => Promise<unknown>) => rows.push({ name, opsPerSec: await asyncOpsPerSecond(fn) });
+  await row('static token', () => staticTokens.authenticateToken('bench-token', undefined));
+  await row('service account token, signature verified before (cached)', () => cachedAuthn.authenticateToken(token, undefined));
+  await row('service account token, signature verified every time (no cache)', () => authnWith(new JwtVerifier([key])).authenticateToken(token, undefined));
+  return rows;
+}
+
+async function asyncOpsPerSecond(fn: () => Promise<unknown>, ms = 300): Promise<number> {
+  for (let k = 0; k < 100; k++) await fn();
+  let best = 0;
+  for (let run = 0; run < 3; run++) {
+    let n = 0;
+    const start = performance.now();
+    let now = start;
+    while (now - start < ms) {
+      for (let k = 0; k < 10; k++) await fn();
+      n += 10;
+      now = performance.now();
+    }
+    best = Math.max(best, Math.round((n * 1000) / (now - start)));
+  }
+  return best;
 }

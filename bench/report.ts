@@ -1,7 +1,7 @@
 import type { BenchConfig } from './config.js';
 import type { EtcdResult, EtcdRow } from './etcd.js';
 import type { PhaseResult } from './loop.js';
-import type { FieldValidationResult } from './field-validation.js';
+import type { FieldValidationResult, OpsResult } from './field-validation.js';
 import type { CelBenchResult } from './cel.js';
 import type { ListResult } from './list.js';
 import type { StoreResult } from './store.js';
@@ -28,6 +28,8 @@ export interface Report {
   writes: PhaseResult[];
   /** Authenticated GETs by each method (absent in older reports). */
   authn?: PhaseResult[];
+  /** One authentication in this process, by method (with the authn section). */
+  authnCost?: OpsResult[];
   /** In-process field validation of a Deployment body beside JSON.parse / js-yaml. */
   fieldValidation?: FieldValidationResult;
   cel?: CelBenchResult;
@@ -151,6 +153,9 @@ export function renderMarkdown(r: Report): string {
   ];
   if (r.results.length > 0) out.push(`## Requests (${r.concurrency} concurrent HTTPS clients, keep-alive, ${r.phaseMs} ms per phase)`, '', ...requestsTable(r.results), '');
   if (r.authn && r.authn.length > 0) out.push(`## Authentication methods (${r.concurrency} clients, ${r.phaseMs} ms per phase)`, '', ...requestsTable(r.authn), '');
+  if (r.authnCost && r.authnCost.length > 0) {
+    out.push('### One authentication, in-process (no HTTP; lookups from memory)', '', '| token | authentications/s | µs each |', '|---|---:|---:|', ...r.authnCost.map((row) => `| ${row.name} | ${n(row.opsPerSec)} | ${(1e6 / row.opsPerSec).toFixed(1)} |`), '');
+  }
   if (r.writes.length > 0) {
     out.push(`## Writes of big objects (${r.config.writeClients} clients, each on its own object, ${r.phaseMs} ms per phase)`, '', ...requestsTable(r.writes), '');
   }

@@ -15,7 +15,8 @@ import { storeSection, type StoreResult } from './store.js';
 import { watchSection, type WatchResult } from './watch.js';
 import { stalledSection, type StalledResult } from './stalled-watch.js';
 import { writesSection } from './writes.js';
-import { authnSection } from './authn.js';
+import { authnCostRows, authnSection } from './authn.js';
+import type { OpsResult } from './field-validation.js';
 import { fieldValidationSection, type FieldValidationResult } from './field-validation.js';
 import { celSection, type CelBenchResult } from './cel.js';
 
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
   let core: PhaseResult[] = [];
   let writes: PhaseResult[] = [];
   let authn: PhaseResult[] = [];
+  let authnCost: OpsResult[] = [];
   let fieldValidation: FieldValidationResult | undefined;
   let cel: CelBenchResult | undefined;
   const lists: ListResult[] = [];
@@ -87,6 +89,8 @@ async function main(): Promise<void> {
     log('authenticated GETs: client certificate, static token, service account token');
     try {
       authn = await authnSection(cfg, dataDir);
+      log('authentication cost in-process');
+      authnCost = await authnCostRows();
     } finally {
       removeDir(dataDir);
     }
@@ -134,7 +138,7 @@ async function main(): Promise<void> {
     ...(startupMs !== undefined ? { startupMs } : {}),
     results: core,
     writes,
-    ...(authn.length > 0 ? { authn } : {}),
+    ...(authn.length > 0 ? { authn, authnCost } : {}),
     ...(fieldValidation ? { fieldValidation } : {}),
     ...(cel ? { cel } : {}),
     lists,

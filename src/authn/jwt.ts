@@ -57,6 +57,11 @@ export class JwtVerifier {
     this.verified = new TokenCache<JwtClaims>(10_000, now);
   }
 
+  /** The claims of a token verified before (and not expired from the cache), without parsing it again. */
+  cached(token: string): JwtClaims | undefined {
+    return this.verified.get(token);
+  }
+
   /** The token's claims once its signature verifies with one of the keys; AuthenticationError otherwise. */
   async verify(token: string): Promise<JwtClaims> {
     const cached = this.verified.get(token);

@@ -17,7 +17,8 @@ export interface BoundObjects {
   node?: KubeObject | undefined;
 }
 
-const ref = (o: KubeObject): { name: string; uid: string } => ({ name: o.metadata?.name ?? '', uid: o.metadata?.uid ?? '' });
+/** kube's ref{name, uid}, each left out when empty (a pod's node that does not exist has a name only). */
+const ref = (o: KubeObject): { name?: string; uid?: string } => ({ ...(o.metadata?.name ? { name: o.metadata.name } : {}), ...(o.metadata?.uid ? { uid: o.metadata.uid } : {}) });
 
 export class ServiceAccountTokenIssuer {
   constructor(

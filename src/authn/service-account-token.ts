@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { UserInfo } from '../machinery/context.js';
 import type { KubeObject } from '../machinery/object.js';
 import { AuthenticationError, type AuthenticationResult } from './authenticator.js';
@@ -100,13 +101,18 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
   }
 
   async authenticateToken(token: string, audiences: readonly string[] | undefined): Promise<AuthenticationResult | undefined> {
-    const unverified = unverifiedClaims(token);
-    if (!unverified) return undefined;
-    const iss = unverified.iss;
-    const legacy = iss === LEGACY_ISSUER;
-    if (!legacy && !(typeof iss === 'string' && this.issuers.has(iss))) return undefined;
-    const claims = await this.opts.verifier.verify(token);
-    if (claims.iss !== iss) throw new AuthenticationError(`token issuer ${JSON.stringify(claims.iss)} is invalid`);
+    // A token verified before needs no parsing: its claims (issuer included) are the cached ones.
+    let claims = this.opts.verifier.cached(token);
+    if (!claims) {
+      const unverified = unverifiedClaims(token);
+      if (!unverified) return undefined;
+      if (!this.isOurs(unverified.iss)) return undefined;
+      claims = await this.opts.verifier.verify(token);
+      if (claims.iss !== unverified.iss) throw new AuthenticationError(`token issuer ${JSON.stringify(claims.iss)} is invalid`);
+    } else if (!this.isOurs(claims.iss)) {
+      return undefined;
+    }
+    const legacy = claims.iss === LEGACY_ISSUER;
     const implicit = this.opts.implicitAudiences;
     let tokenAudiences = audiencesOf(claims);
     // Only the server's own audiences are allowed for tokens that name none (legacy tokens).
@@ -120,6 +126,10 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     return { user: userInfo(sa), audiences: auds };
   }
 
+  private isOurs(iss: unknown): boolean {
+    return iss === LEGACY_ISSUER || (typeof iss === 'string' && this.issuers.has(iss));
+  }
+
   /** kube's validator for bound tokens: times, then the ServiceAccount and the bound object as they are now. */
   private async validateBound(claims: JwtClaims): Promise<ServiceAccountInfo> {
     const now = this.now() / 1000;
@@ -128,7 +138,7 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     const iat = numericDate(claims, 'iat');
     if (exp !== undefined && now > exp + CLOCK_LEEWAY_SECONDS) throw new AuthenticationError('service account token has expired');
     if (nbf !== undefined && now + CLOCK_LEEWAY_SECONDS < nbf) throw new AuthenticationError('service account token is not valid yet');
-    if (iat !== undefined && now + CLOCK_LEEWAY_SECONDS < iat) throw new AuthenticationError('service account token claims could not be validated due to unexpected validation error');
+    if (iat !== undefined && now + CLOCK_LEEWAY_SECONDS < iat) throw new AuthenticationError('service account token is issued in the future');
     const k = (claims['kubernetes.io'] ?? {}) as { namespace?: unknown; serviceaccount?: unknown; pod?: unknown; secret?: unknown; node?: unknown };
     const namespace = typeof k.namespace === 'string' ? k.namespace : '';
     const saRef = refOf(k.serviceaccount) ?? { name: '', uid: '' };
@@ -143,19 +153,22 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
       return typeof ts === 'string' && Date.parse(ts) < deletedBefore;
     };
     const sa = await lookups.serviceAccounts(namespace, saRef.name);
+    // kube's order for each object: missing, then another uid, then deleted.
     if (!sa) throw new AuthenticationError(`serviceaccounts "${saRef.name}" not found`);
-    if (gone(sa)) throw new AuthenticationError(`service account ${namespace}/${saRef.name} has been deleted`);
     if (sa.metadata?.uid !== saRef.uid) throw new AuthenticationError(`service account UID (${sa.metadata?.uid ?? ''}) does not match claim (${saRef.uid})`);
+    if (gone(sa)) throw new AuthenticationError(`service account ${namespace}/${saRef.name} has been deleted`);
     const info: ServiceAccountInfo = { namespace, name: saRef.name, uid: saRef.uid };
     if (secretRef) {
       const secret = await lookups.secrets(namespace, secretRef.name);
-      if (!secret || gone(secret)) throw new AuthenticationError('service account token has been invalidated');
+      if (!secret) throw new AuthenticationError('service account token has been invalidated');
       if (secret.metadata?.uid !== secretRef.uid) throw new AuthenticationError(`secret UID (${secret.metadata?.uid ?? ''}) does not match service account secret ref claim (${secretRef.uid})`);
+      if (gone(secret)) throw new AuthenticationError('service account token has been invalidated');
     }
     if (podRef) {
       const pod = await lookups.pods(namespace, podRef.name);
-      if (!pod || gone(pod)) throw new AuthenticationError('service account token has been invalidated');
+      if (!pod) throw new AuthenticationError('service account token has been invalidated');
       if (pod.metadata?.uid !== podRef.uid) throw new AuthenticationError(`pod UID (${pod.metadata?.uid ?? ''}) does not match service account pod ref claim (${podRef.uid})`);
+      if (gone(pod)) throw new AuthenticationError('service account token has been invalidated');
       info.podName = podRef.name;
       info.podUid = podRef.uid;
     }
@@ -163,8 +176,9 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
       // A token bound to a node (not a pod on it) lives as long as that node.
       if (!podRef) {
         const node = await lookups.nodes(undefined, nodeRef.name);
-        if (!node || gone(node)) throw new AuthenticationError('service account token has been invalidated');
+        if (!node) throw new AuthenticationError('service account token has been invalidated');
         if (node.metadata?.uid !== nodeRef.uid) throw new AuthenticationError(`node UID (${node.metadata?.uid ?? ''}) does not match service account node ref claim (${nodeRef.uid})`);
+        if (gone(node)) throw new AuthenticationError('service account token has been invalidated');
       }
       info.nodeName = nodeRef.name;
       info.nodeUid = nodeRef.uid;
@@ -190,13 +204,16 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     if (this.opts.lookup) {
       const { lookups } = this.opts;
       const secret = await lookups.secrets(namespace, secretName);
-      if (!secret || secret.metadata?.deletionTimestamp) throw new AuthenticationError('token has been invalidated');
+      // legacy.go's texts, capitalised as kube has them.
+      if (!secret || secret.metadata?.deletionTimestamp) throw new AuthenticationError('Token has been invalidated');
       const stored = (secret.data as Record<string, unknown> | undefined)?.token;
-      if (typeof stored !== 'string' || Buffer.from(stored, 'base64').toString('utf8') !== token) throw new AuthenticationError("token does not match server's copy");
+      const storedBytes = Buffer.from(typeof stored === 'string' ? stored : '', 'base64');
+      const given = Buffer.from(token);
+      if (storedBytes.length !== given.length || !timingSafeEqual(storedBytes, given)) throw new AuthenticationError("Token does not match server's copy");
       const sa = await lookups.serviceAccounts(namespace, name);
       if (!sa) throw new AuthenticationError(`serviceaccounts "${name}" not found`);
-      if (sa.metadata?.deletionTimestamp) throw new AuthenticationError(`service account ${namespace}/${name} has been deleted`);
-      if (sa.metadata?.uid !== uid) throw new AuthenticationError(`service account UID (${sa.metadata?.uid ?? ''}) does not match claim (${uid})`);
+      if (sa.metadata?.deletionTimestamp) throw new AuthenticationError(`ServiceAccount ${namespace}/${name} has been deleted`);
+      if (sa.metadata?.uid !== uid) throw new AuthenticationError(`ServiceAccount UID (${sa.metadata?.uid ?? ''}) does not match claim (${uid})`);
     }
     return { namespace, name, uid };
   }

@@ -87,6 +87,7 @@ describe('token authentication', () => {
     assert.deepEqual(plain.json.spec.audiences, [ISSUER]);
     assert.equal(plain.json.spec.boundObjectRef, null);
     assert.deepEqual([plain.json.metadata.name, plain.json.metadata.namespace], ['builder', 'default']);
+    assert.equal(plain.json.metadata.uid, (await http(admin, 'GET', '/api/v1/namespaces/default/serviceaccounts/builder')).json.metadata.uid);
     assert.equal(Date.parse(plain.json.status.expirationTimestamp) - Date.parse(plain.json.metadata.creationTimestamp), 3600_000);
     const short = await request({ expirationSeconds: 599 });
     assert.equal(short.status, 422);

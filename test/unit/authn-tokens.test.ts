@@ -191,6 +191,15 @@ describe('service account tokens', () => {
     assert.deepEqual(result?.audiences, [ISSUER]);
   });
 
+  it("names a pod's node that does not exist by its name alone", async () => {
+    const f = fixture();
+    const { token } = await f.issuer.boundToken(sa, { pod, node: { metadata: { name: 'gone' } } }, 3600, 0, [ISSUER]);
+    assert.deepEqual((unverifiedClaims(token)!['kubernetes.io'] as { node: unknown }).node, { name: 'gone' });
+    const extra = (await f.authn.authenticateToken(token, undefined))?.user.extra ?? {};
+    assert.deepEqual(extra['authentication.kubernetes.io/node-name'], ['gone']);
+    assert.equal(extra['authentication.kubernetes.io/node-uid'], undefined);
+  });
+
   it('verifies ECDSA keys too, and a token of a second issuer', async () => {
     const f = fixture(signingKey('ec'));
     const other = new ServiceAccountTokenIssuer('https://old.example', f.key);
@@ -265,9 +274,9 @@ describe('service account tokens', () => {
     const f = fixture();
     const secret: KubeObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'builder-token', namespace: 'ci', uid: 's-uid' }, data: {} };
     const token = await f.issuer.legacyToken(sa, secret);
-    await rejectsWith(f.authn.authenticateToken(token, undefined), 'token has been invalidated');
+    await rejectsWith(f.authn.authenticateToken(token, undefined), 'Token has been invalidated');
     f.secrets.objects.push({ ...secret, data: { token: Buffer.from('other').toString('base64') } });
-    await rejectsWith(f.authn.authenticateToken(token, undefined), "token does not match server's copy");
+    await rejectsWith(f.authn.authenticateToken(token, undefined), "Token does not match server's copy");
     f.secrets.objects[0] = { ...secret, data: { token: Buffer.from(token).toString('base64') } };
     const result = await f.authn.authenticateToken(token, undefined);
     assert.equal(result?.user.username, 'system:serviceaccount:ci:builder');

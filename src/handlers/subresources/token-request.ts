@@ -60,15 +60,8 @@ export async function handleTokenRequest(scope: ResourceScope, deps: TokenReques
   if (spec.expirationSeconds === undefined || spec.expirationSeconds === null) spec.expirationSeconds = DEFAULT_EXPIRATION_SECONDS;
   const admitted = { operation: 'CREATE' as const, subresource: 'token', object: request, options: createOptions(opts), dryRun: opts.dryRun };
   await scope.admitMutating(admission, admitted);
-  await scope.admitValidating(admission, admitted);
 
-  const errs: FieldError[] = [];
-  const requested = typeof spec.expirationSeconds === 'number' && Number.isInteger(spec.expirationSeconds) ? spec.expirationSeconds : NaN;
-  if (Number.isNaN(requested)) throw badRequest('spec.expirationSeconds must be an integer');
-  if (requested < MIN_EXPIRATION_SECONDS) errs.push({ type: 'FieldValueInvalid', field: 'spec.expirationSeconds', value: requested, detail: 'may not specify a duration less than 10 minutes' });
-  if (requested > MAX_EXPIRATION_SECONDS) errs.push({ type: 'FieldValueInvalid', field: 'spec.expirationSeconds', value: requested, detail: 'may not specify a duration larger than 2^32 seconds' });
-  if (errs.length > 0) throw invalid(GROUP_KIND, '', errs);
-
+  // TokenREST.Create's order: the names, the ServiceAccount, defaults, validation, validating admission, the bound object.
   const name = scope.name;
   const meta = request.metadata ?? {};
   if (meta.name && meta.name !== name) throw invalid(GROUP_KIND, name, [{ type: 'FieldValueInvalid', field: 'metadata.name', value: meta.name, detail: 'must match the service account name if specified' }]);
@@ -76,6 +69,18 @@ export async function handleTokenRequest(scope: ResourceScope, deps: TokenReques
     throw invalid(GROUP_KIND, name, [{ type: 'FieldValueInvalid', field: 'metadata.namespace', value: meta.namespace, detail: 'must match the service account namespace if specified' }]);
   }
   const sa = await scope.store.get(scope.namespace, name);
+  const saUid = sa.metadata?.uid ?? '';
+  if (meta.uid && meta.uid !== saUid) {
+    ctx.warnings.push(`the UID in the token request (${meta.uid}) does not match the UID of the service account (${saUid}) but TokenRequestServiceAccountUIDValidation is not enabled. In the future, this will return a conflict error`);
+  }
+
+  const errs: FieldError[] = [];
+  const requested = typeof spec.expirationSeconds === 'number' && Number.isInteger(spec.expirationSeconds) ? spec.expirationSeconds : NaN;
+  if (Number.isNaN(requested)) throw badRequest('spec.expirationSeconds must be an integer');
+  if (requested < MIN_EXPIRATION_SECONDS) errs.push({ type: 'FieldValueInvalid', field: 'spec.expirationSeconds', value: requested, detail: 'may not specify a duration less than 10 minutes' });
+  if (requested > MAX_EXPIRATION_SECONDS) errs.push({ type: 'FieldValueInvalid', field: 'spec.expirationSeconds', value: requested, detail: 'may not specify a duration larger than 2^32 seconds' });
+  if (errs.length > 0) throw invalid(GROUP_KIND, '', errs);
+  await scope.admitValidating(admission, admitted);
 
   const bound: BoundObjects = {};
   const ref = isPlainObject(spec.boundObjectRef) ? (spec.boundObjectRef as BoundObjectRef) : undefined;
@@ -91,9 +96,9 @@ export async function handleTokenRequest(scope: ResourceScope, deps: TokenReques
       if (podSa !== name) throw badRequest(`cannot bind token for serviceaccount "${name}" to pod running with different serviceaccount name.`);
       bound.pod = pod;
       uid = pod.metadata?.uid;
-      // The pod's node goes into the token too, when it exists (kube: binding to it is optional).
+      // The pod's node goes into the token too; a node that does not exist (any more) by its name alone.
       const nodeName = (pod.spec as { nodeName?: string } | undefined)?.nodeName;
-      if (nodeName) bound.node = await optional(deps.nodes.get(undefined, nodeName, { kind: 'any' }));
+      if (nodeName) bound.node = (await optional(deps.nodes.get(undefined, nodeName, { kind: 'any' }))) ?? { metadata: { name: nodeName } };
     } else if (group === '' && kind === 'Secret') {
       bound.secret = await deps.secrets.get(scope.namespace, refName);
       uid = bound.secret.metadata?.uid;
@@ -119,7 +124,7 @@ export async function handleTokenRequest(scope: ResourceScope, deps: TokenReques
   // A pod's admission-requested token lives a year but is reported as its hour (warnafter), as kube does.
   let lifetime = expirationSeconds;
   let warnAfter = 0;
-  if (deps.settings.extendExpiration && bound.pod && expirationSeconds === WARN_ONLY_EXPIRATION_SECONDS && sameSet(audiences, deps.settings.audiences)) {
+  if (deps.settings.extendExpiration && bound.pod && expirationSeconds === WARN_ONLY_EXPIRATION_SECONDS && audiences.every((a) => deps.settings.audiences.includes(a))) {
     warnAfter = expirationSeconds;
     lifetime = EXTENDED_EXPIRATION_SECONDS;
   }
@@ -128,7 +133,7 @@ export async function handleTokenRequest(scope: ResourceScope, deps: TokenReques
   const answer: KubeObject = {
     kind: 'TokenRequest',
     apiVersion: 'authentication.k8s.io/v1',
-    metadata: { ...meta, name: meta.name || name, namespace: meta.namespace || scope.namespace, creationTimestamp: created },
+    metadata: { ...meta, name: meta.name || name, namespace: meta.namespace || scope.namespace, uid: meta.uid || saUid, creationTimestamp: created },
     spec: { audiences, expirationSeconds, boundObjectRef: ref ?? null },
     status: { token, expirationTimestamp: new Date(Date.parse(created) + expirationSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') },
   };
@@ -142,8 +147,4 @@ async function optional(p: Promise<KubeObject>): Promise<KubeObject | undefined>
     if (isApiError(err, 'NotFound')) return undefined;
     throw err;
   }
-}
-
-function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x) => b.includes(x));
 }
