@@ -14,6 +14,13 @@ import { LoopbackAuthenticator, PRIVILEGED_GROUP } from '../authn/loopback.js';
 import { UnionAuthorizer, type Authorizer } from '../authz/authorizer.js';
 import { InterimAuthorizer } from '../authz/interim.js';
 import { PrivilegedGroupsAuthorizer } from '../authz/privileged-groups.js';
+import { AlwaysAllowAuthorizer, AlwaysDenyAuthorizer } from '../authz/modes.js';
+import { RbacAuthorizer } from '../authz/rbac/authorizer.js';
+import { RbacEscalationCheck } from '../authz/rbac/escalation.js';
+import { RbacPolicyIndex } from '../authz/rbac/policy-index.js';
+import { RbacBootstrap } from '../controllers/rbac-bootstrap.js';
+import { ClusterRoleAggregation } from '../controllers/clusterrole-aggregation.js';
+import { Informer } from '../controllers/informer.js';
 import type { ApiClient } from '../machinery/client.js';
 import type { ServerConfig } from './config.js';
 import type { Controller } from '../controllers/controller.js';
@@ -76,7 +83,7 @@ export interface ApiServerOptions {
   /** Authenticators, asked in order; default: client certificates. Anonymous requests are system:anonymous unless `anonymousAuth` is false. */
   authenticators?: Authenticator[];
   anonymousAuth?: boolean;
-  /** Authorizers, asked in order (the first Allow or Deny decides); default: the interim authorizer. */
+  /** Authorizers, asked in order (the first Allow or Deny decides); default: `config.authorizationModes`, else the interim authorizer. */
   authorizers?: Authorizer[];
   /** Admission plugins run after the built-in ones (NamespaceLifecycle). */
   admissionPlugins?: AdmissionPlugin[];
@@ -118,6 +125,10 @@ export class ApiServer {
   private routes!: NonResourceRoutes;
   private readonly handler: Handler;
   private readonly authorizer: Authorizer;
+  /** The RBAC objects the RBAC authorizer reads, fed by informers on their watch caches; set when RBAC is a mode. */
+  private readonly rbac: RbacPolicyIndex | undefined;
+  private rbacBootstrap: RbacBootstrap | undefined;
+  private rbacInformers: Informer[] = [];
   private readonly loopbackAuthenticator = new LoopbackAuthenticator();
   /** The server's own requests into its handler chain (kube's loopback client), in memory. */
   private readonly loopback: LoopbackTransport;
@@ -137,7 +148,9 @@ export class ApiServer {
     this.logger = options.logger ?? stderrLogger(this.config.verbosity);
     this.catalog = ApiCatalog.load({ runtimeConfig: this.config.runtimeConfig });
     // As kube-apiserver: system:masters (the loopback client's group) is allowed before any other authorizer is asked.
-    this.authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([PRIVILEGED_GROUP]), ...(options.authorizers ?? [new InterimAuthorizer()])]);
+    const modes = options.authorizers ? undefined : this.config.authorizationModes;
+    if (modes?.includes('RBAC')) this.rbac = new RbacPolicyIndex();
+    this.authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([PRIVILEGED_GROUP]), ...(options.authorizers ?? this.modeAuthorizers(modes))]);
     this.watchStreams = new WatchStreams({ maxBufferedBytes: this.config.maxWatchBufferedBytes ?? 0, shutdown: this.shutdownController.signal });
     this.handler = this.buildHandler();
     this.loopback = new LoopbackTransport((req, res) => this.handle(req, res), this.loopbackAuthenticator.token);
@@ -171,8 +184,10 @@ export class ApiServer {
           throw err;
         }
       }),
+      ...(this.rbac ? [new RbacEscalationCheck(this.authorizer, this.rbac)] : []),
       ...(this.options.admissionPlugins ?? []),
     ]);
+    if (this.rbac) await this.startRbac(this.rbac);
 
     // Every process creates missing system namespaces (as every kube-apiserver does); the election's Lease lives in one.
     this.systemNamespaces = new SystemNamespaces(namespaces, this.client('kube-apiserver'));
@@ -180,6 +195,7 @@ export class ApiServer {
     this.controllers.push(this.systemNamespaces);
     this.elector = this.leaderElector();
     this.elector?.start();
+    if (this.rbac) this.bootstrapRbac();
     const core = (name: string): ResourceStore => this.registry.storeFor(this.catalog.resource('', 'v1', name)!);
     const networking = (name: string): ResourceStore => this.registry.storeFor(this.catalog.knownResource('networking.k8s.io', 'v1', name)!);
     const allocation = this.registry.descriptorFor(this.catalog.resource('', 'v1', 'services')!).hooks;
@@ -203,9 +219,14 @@ export class ApiServer {
       this.stopCompactor = () => compactor.stop();
     }
 
+    await this.rbacBootstrapRun;
     this.registerHealthChecks();
     await this.listen();
     this.controllers.push(...(this.options.controllers ?? []));
+    if (this.rbac) {
+      const clusterRoles = this.registry.storeFor(this.catalog.knownResource('rbac.authorization.k8s.io', 'v1', 'clusterroles')!);
+      this.controllers.push(this.leaderOnly('clusterrole-aggregation', () => new ClusterRoleAggregation(clusterRoles, this.client('clusterrole-aggregation-controller'))));
+    }
     this.controllers.push(
       this.leaderOnly('kubernetes-service', () => new KubernetesService(this.client('kube-apiserver'), {
         range: parseCidr(cfg.serviceClusterIpRange),
@@ -285,6 +306,57 @@ export class ApiServer {
     });
   }
 
+  /** The authorizers `--authorization-mode` names, in its order; none named: the interim authorizer. */
+  private modeAuthorizers(modes: string[] | undefined): Authorizer[] {
+    if (!modes) return [new InterimAuthorizer()];
+    return modes.map((mode) => {
+      switch (mode) {
+        case 'AlwaysAllow':
+          return new AlwaysAllowAuthorizer();
+        case 'AlwaysDeny':
+          return new AlwaysDenyAuthorizer();
+        case 'RBAC':
+          return new RbacAuthorizer(this.rbac!);
+        default:
+          throw new Error(`authorization mode ${mode} is not supported by this server yet`);
+      }
+    });
+  }
+
+  /**
+   * The RBAC authorizer reads Roles, ClusterRoles and their bindings from the
+   * watch caches (kube's informers); requests are served once it has them.
+   */
+  private async startRbac(index: RbacPolicyIndex): Promise<void> {
+    const rbacStore = (resource: string): ResourceStore => this.registry.storeFor(this.catalog.knownResource('rbac.authorization.k8s.io', 'v1', resource)!);
+    const informers = [
+      new Informer(rbacStore('roles'), (type, obj) => index.onRole(type, obj)),
+      new Informer(rbacStore('clusterroles'), (type, obj) => index.onClusterRole(type, obj)),
+      new Informer(rbacStore('rolebindings'), (type, obj) => index.onRoleBinding(type, obj)),
+      new Informer(rbacStore('clusterrolebindings'), (type, obj) => index.onClusterRoleBinding(type, obj)),
+    ];
+    await Promise.all(informers.map((i) => i.start()));
+    this.rbacInformers = informers;
+  }
+
+  /**
+   * kube's post-start hook rbac/bootstrap-roles: the default roles and
+   * bindings reconciled through the loopback client; on etcd by the leader,
+   * elsewhere before the listener opens.
+   */
+  private bootstrapRbac(): void {
+    const bootstrap = new RbacBootstrap(this.client('kube-apiserver'));
+    this.rbacBootstrap = bootstrap;
+    if (this.elector) {
+      this.controllers.push(this.leaderOnly('rbac-bootstrap', () => new RbacBootstrap(this.client('kube-apiserver'))));
+      bootstrap.done = true;
+      return;
+    }
+    this.rbacBootstrapRun = bootstrap.start();
+  }
+
+  private rbacBootstrapRun: Promise<void> | undefined;
+
   /** A controller that runs on the leader only (on every process when there is no election). */
   private leaderOnly(name: string, create: () => Controller): Controller {
     return this.elector ? new LeaderGatedController(this.elector, name, create) : create();
@@ -313,6 +385,16 @@ export class ApiServer {
         if (this.uptimeMs >= this.config.livezGracePeriod) systemNamespacesDone();
       },
     });
+    const rbacBootstrap = this.rbacBootstrap;
+    if (rbacBootstrap) {
+      this.health.add({
+        name: 'poststarthook/rbac/bootstrap-roles',
+        endpoints: ['readyz', 'healthz'],
+        check: () => {
+          if (!rbacBootstrap.done) throw new Error('not finished');
+        },
+      });
+    }
     this.health.add({
       name: 'informer-sync',
       endpoints: ['readyz'],
@@ -438,6 +520,7 @@ export class ApiServer {
     // Hand leadership over first, so another process takes the work at once.
     await this.elector?.stop();
     for (const c of this.controllers) c.stop();
+    for (const i of this.rbacInformers) i.stop();
     this.stopCompactor?.();
     // The controllers' last writes finish before the store closes.
     await this.loopback.close();

@@ -52,6 +52,12 @@ export interface ServerConfig {
   /** --max-mutating-requests-inflight: other requests served at once; 0: no limit. */
   maxMutatingRequestsInflight: number;
   verbosity: number;
+  /**
+   * --authorization-mode: the authorizers after system:masters, in order.
+   * Absent (embedders' default): authenticated users may do everything and
+   * anonymous ones what system:public-info-viewer grants (authz/interim.ts).
+   */
+  authorizationModes?: string[];
   /** --feature-gates, over the defaults. */
   featureGates: FeatureGates;
 }
