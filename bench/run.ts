@@ -15,6 +15,7 @@ import { storeSection, type StoreResult } from './store.js';
 import { watchSection, type WatchResult } from './watch.js';
 import { stalledSection, type StalledResult } from './stalled-watch.js';
 import { writesSection } from './writes.js';
+import { rbacSection } from './rbac.js';
 import { fieldValidationSection, type FieldValidationResult } from './field-validation.js';
 
 /**
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
   let stalled: StalledResult[] = [];
   let store: StoreResult | undefined;
   let etcd: EtcdResult | undefined;
+  let rbac: PhaseResult[] = [];
 
   if (cfg.sections.has('core') || cfg.sections.has('writes') || cfg.sections.has('list') || cfg.sections.has('watch')) {
     const dataDir = tempDir('capstan-bench-');
@@ -101,6 +103,11 @@ async function main(): Promise<void> {
     if (etcd.kind === 'skipped') log(`etcd: skipped: ${etcd.reason}`);
   }
 
+  if (cfg.sections.has('rbac')) {
+    log('rbac: GET as a limited user beside system:masters');
+    rbac = await rbacSection(cfg, log);
+  }
+
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   const report: Report = {
     date: new Date().toISOString(),
@@ -121,6 +128,7 @@ async function main(): Promise<void> {
     stalled,
     ...(store ? { store } : {}),
     ...(etcd ? { etcd } : {}),
+    ...(rbac.length > 0 ? { rbac } : {}),
     totalSeconds: round((performance.now() - began) / 1000, 1),
   };
   const dir = join(ROOT, 'bench', 'results');
