@@ -80,6 +80,8 @@ export async function rbacSection(cfg: BenchConfig, log: (msg: string) => void):
       await new Promise((res) => setTimeout(res, 50));
     }
     const n = cfg.concurrency;
+    // Warm-up (connections, JIT), not reported.
+    await closedLoop('warm-up', admin, n, Math.min(cfg.phaseMs, 2000), get);
     return [
       await closedLoop('GET ConfigMap as system:masters', admin, n, cfg.phaseMs, get),
       await closedLoop(`GET ConfigMap as a limited user (RBAC: ${ROLES} RoleBindings, ${ROLES} ClusterRoles)`, limited, n, cfg.phaseMs, get),
