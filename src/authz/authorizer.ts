@@ -21,6 +21,9 @@ export interface AuthorizationAttributes {
   resource?: string;
   subresource?: string;
   name?: string;
+  /** The request's raw fieldSelector and labelSelector (kube's AuthorizeWithSelectors), for list, watch and deletecollection. */
+  fieldSelector?: string;
+  labelSelector?: string;
 }
 
 export type Decision = 'Allow' | 'Deny' | 'NoOpinion';
@@ -86,9 +89,17 @@ export class UnionAuthorizer implements Authorizer {
   }
 }
 
-export function attributesOf(user: UserInfo, info: RequestInfo): AuthorizationAttributes {
+export function attributesOf(user: UserInfo, info: RequestInfo, query?: URLSearchParams): AuthorizationAttributes {
   if (!info.isResourceRequest) return { user, verb: info.verb, resourceRequest: false, path: info.path };
+  const selectors: Pick<AuthorizationAttributes, 'fieldSelector' | 'labelSelector'> = {};
+  if (query && (info.verb === 'list' || info.verb === 'watch' || info.verb === 'deletecollection')) {
+    const field = query.get('fieldSelector');
+    const label = query.get('labelSelector');
+    if (field) selectors.fieldSelector = field;
+    if (label) selectors.labelSelector = label;
+  }
   return {
+    ...selectors,
     user,
     verb: info.verb,
     resourceRequest: true,

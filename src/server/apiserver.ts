@@ -18,6 +18,10 @@ import { AlwaysAllowAuthorizer, AlwaysDenyAuthorizer } from '../authz/modes.js';
 import { RbacAuthorizer } from '../authz/rbac/authorizer.js';
 import { RbacEscalationCheck } from '../authz/rbac/escalation.js';
 import { RbacPolicyIndex } from '../authz/rbac/policy-index.js';
+import { bootstrapPolicy } from '../authz/rbac/bootstrap-policy.js';
+import { policyRulesOf } from '../authz/rbac/rules.js';
+import { NodeAuthorizer } from '../authz/node/authorizer.js';
+import { NodeGraph } from '../authz/node/graph.js';
 import { RbacBootstrap } from '../controllers/rbac-bootstrap.js';
 import { ClusterRoleAggregation } from '../controllers/clusterrole-aggregation.js';
 import { Informer } from '../controllers/informer.js';
@@ -128,7 +132,9 @@ export class ApiServer {
   /** The RBAC objects the RBAC authorizer reads, fed by informers on their watch caches; set when RBAC is a mode. */
   private readonly rbac: RbacPolicyIndex | undefined;
   private rbacBootstrap: RbacBootstrap | undefined;
-  private rbacInformers: Informer[] = [];
+  /** What the Node authorizer relates to nodes, fed by informers on pods and persistent volumes; set when Node is a mode. */
+  private readonly nodeGraph: NodeGraph | undefined;
+  private authorizerInformers: Informer[] = [];
   private readonly loopbackAuthenticator = new LoopbackAuthenticator();
   /** The server's own requests into its handler chain (kube's loopback client), in memory. */
   private readonly loopback: LoopbackTransport;
@@ -150,6 +156,7 @@ export class ApiServer {
     // As kube-apiserver: system:masters (the loopback client's group) is allowed before any other authorizer is asked.
     const modes = options.authorizers ? undefined : this.config.authorizationModes;
     if (modes?.includes('RBAC')) this.rbac = new RbacPolicyIndex();
+    if (modes?.includes('Node')) this.nodeGraph = new NodeGraph();
     this.authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([PRIVILEGED_GROUP]), ...(options.authorizers ?? this.modeAuthorizers(modes))]);
     this.watchStreams = new WatchStreams({ maxBufferedBytes: this.config.maxWatchBufferedBytes ?? 0, shutdown: this.shutdownController.signal });
     this.handler = this.buildHandler();
@@ -188,6 +195,7 @@ export class ApiServer {
       ...(this.options.admissionPlugins ?? []),
     ]);
     if (this.rbac) await this.startRbac(this.rbac);
+    if (this.nodeGraph) await this.startNodeGraph(this.nodeGraph);
 
     // Every process creates missing system namespaces (as every kube-apiserver does); the election's Lease lives in one.
     this.systemNamespaces = new SystemNamespaces(namespaces, this.client('kube-apiserver'));
@@ -317,6 +325,11 @@ export class ApiServer {
           return new AlwaysDenyAuthorizer();
         case 'RBAC':
           return new RbacAuthorizer(this.rbac!);
+        case 'Node': {
+          // kube's NodeRules are the system:node ClusterRole's rules.
+          const nodeRole = bootstrapPolicy().clusterRoles.find((r) => r.metadata?.name === 'system:node');
+          return new NodeAuthorizer(this.nodeGraph!, policyRulesOf(nodeRole?.rules));
+        }
         default:
           throw new Error(`authorization mode ${mode} is not supported by this server yet`);
       }
@@ -336,7 +349,17 @@ export class ApiServer {
       new Informer(rbacStore('clusterrolebindings'), (type, obj) => index.onClusterRoleBinding(type, obj)),
     ];
     await Promise.all(informers.map((i) => i.start()));
-    this.rbacInformers = informers;
+    this.authorizerInformers.push(...informers);
+  }
+
+  /** The Node authorizer's graph follows pods (bound to nodes) and persistent volumes in the watch caches. */
+  private async startNodeGraph(graph: NodeGraph): Promise<void> {
+    const informers = [
+      new Informer(this.registry.storeFor(this.catalog.resource('', 'v1', 'pods')!), (type, obj) => graph.onPod(type, obj)),
+      new Informer(this.registry.storeFor(this.catalog.resource('', 'v1', 'persistentvolumes')!), (type, obj) => graph.onPersistentVolume(type, obj)),
+    ];
+    await Promise.all(informers.map((i) => i.start()));
+    this.authorizerInformers.push(...informers);
   }
 
   /**
@@ -520,7 +543,7 @@ export class ApiServer {
     // Hand leadership over first, so another process takes the work at once.
     await this.elector?.stop();
     for (const c of this.controllers) c.stop();
-    for (const i of this.rbacInformers) i.stop();
+    for (const i of this.authorizerInformers) i.stop();
     this.stopCompactor?.();
     // The controllers' last writes finish before the store closes.
     await this.loopback.close();

@@ -85,8 +85,8 @@ describe('--authorization-mode', () => {
     ]);
   });
 
-  it('defaults capstan serve to RBAC and refuses bad lists at start', () => {
-    assert.deepEqual(configFromFlags(['--storage-backend', 'memory']).config.authorizationModes, ['RBAC']);
+  it('defaults capstan serve to Node,RBAC and refuses bad lists at start', () => {
+    assert.deepEqual(configFromFlags(['--storage-backend', 'memory']).config.authorizationModes, ['Node', 'RBAC']);
     assert.deepEqual(configFromFlags(['--authorization-mode', 'AlwaysDeny,RBAC']).config.authorizationModes, ['AlwaysDeny', 'RBAC']);
     assert.throws(() => configFromFlags(['--authorization-mode', 'Nope,RBAC,RBAC']), (e: unknown) => e instanceof FlagError && e.message === '[authorization-mode "Nope" is not a valid mode, authorization-mode ["Nope" "RBAC" "RBAC"] has mode specified more than once]');
     assert.throws(() => configFromFlags(['--authorization-mode', 'RBAC', '--authorization-config', '/x.yaml']), /--authorization-config can not be specified when --authorization-mode or --authorization-webhook-\* flags are defined/);
