@@ -2,6 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { RuntimeConfigError } from '../api/catalog.js';
+import { AuthorizationConfigError } from '../authz/config-file.js';
 import { ApiServer } from '../server/apiserver.js';
 import { capstanPackageVersion, versionInfo } from '../server/version.js';
 import { configFromFlags, FLAG_SPECS } from '../server/options.js';
@@ -45,6 +46,11 @@ async function serve(argv: string[]): Promise<number> {
     if (err instanceof RuntimeConfigError) {
       process.stderr.write(`Error: ${err.message}\nRun 'capstan serve --help' for usage.\n`);
       return 2;
+    }
+    // kube-apiserver refuses an --authorization-config that does not load or validate.
+    if (err instanceof AuthorizationConfigError) {
+      process.stderr.write(`Error: ${err.message}\n`);
+      return 1;
     }
     throw err;
   }

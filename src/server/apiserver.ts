@@ -22,6 +22,7 @@ import { bootstrapPolicy } from '../authz/rbac/bootstrap-policy.js';
 import { policyRulesOf } from '../authz/rbac/rules.js';
 import { NodeAuthorizer } from '../authz/node/authorizer.js';
 import { NodeGraph } from '../authz/node/graph.js';
+import { ReloadingAuthorizer } from '../authz/config-file.js';
 import { RbacBootstrap } from '../controllers/rbac-bootstrap.js';
 import { ClusterRoleAggregation } from '../controllers/clusterrole-aggregation.js';
 import { Informer } from '../controllers/informer.js';
@@ -135,6 +136,7 @@ export class ApiServer {
   /** What the Node authorizer relates to nodes, fed by informers on pods and persistent volumes; set when Node is a mode. */
   private readonly nodeGraph: NodeGraph | undefined;
   private authorizerInformers: Informer[] = [];
+  private reloadingAuthorizer: ReloadingAuthorizer | undefined;
   private readonly loopbackAuthenticator = new LoopbackAuthenticator();
   /** The server's own requests into its handler chain (kube's loopback client), in memory. */
   private readonly loopback: LoopbackTransport;
@@ -154,10 +156,14 @@ export class ApiServer {
     this.logger = options.logger ?? stderrLogger(this.config.verbosity);
     this.catalog = ApiCatalog.load({ runtimeConfig: this.config.runtimeConfig });
     // As kube-apiserver: system:masters (the loopback client's group) is allowed before any other authorizer is asked.
-    const modes = options.authorizers ? undefined : this.config.authorizationModes;
-    if (modes?.includes('RBAC')) this.rbac = new RbacPolicyIndex();
-    if (modes?.includes('Node')) this.nodeGraph = new NodeGraph();
-    this.authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([PRIVILEGED_GROUP]), ...(options.authorizers ?? this.modeAuthorizers(modes))]);
+    const configFile = options.authorizers ? undefined : this.config.authorizationConfigFile;
+    const modes = options.authorizers || configFile ? undefined : this.config.authorizationModes;
+    // A configuration file may name RBAC or Node at its next reload: their caches are kept from the start.
+    if (configFile || modes?.includes('RBAC')) this.rbac = new RbacPolicyIndex();
+    if (configFile || modes?.includes('Node')) this.nodeGraph = new NodeGraph();
+    if (configFile) this.reloadingAuthorizer = new ReloadingAuthorizer(configFile, (entries) => this.modeAuthorizers(entries.map((e) => e.type)), (m) => this.logger.info(m));
+    const chain = options.authorizers ?? (this.reloadingAuthorizer ? [this.reloadingAuthorizer] : this.modeAuthorizers(modes));
+    this.authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([PRIVILEGED_GROUP]), ...chain]);
     this.watchStreams = new WatchStreams({ maxBufferedBytes: this.config.maxWatchBufferedBytes ?? 0, shutdown: this.shutdownController.signal });
     this.handler = this.buildHandler();
     this.loopback = new LoopbackTransport((req, res) => this.handle(req, res), this.loopbackAuthenticator.token);
@@ -196,6 +202,7 @@ export class ApiServer {
     ]);
     if (this.rbac) await this.startRbac(this.rbac);
     if (this.nodeGraph) await this.startNodeGraph(this.nodeGraph);
+    this.reloadingAuthorizer?.start();
 
     // Every process creates missing system namespaces (as every kube-apiserver does); the election's Lease lives in one.
     this.systemNamespaces = new SystemNamespaces(namespaces, this.client('kube-apiserver'));
@@ -544,6 +551,7 @@ export class ApiServer {
     await this.elector?.stop();
     for (const c of this.controllers) c.stop();
     for (const i of this.authorizerInformers) i.stop();
+    this.reloadingAuthorizer?.stop();
     this.stopCompactor?.();
     // The controllers' last writes finish before the store closes.
     await this.loopback.close();

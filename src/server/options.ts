@@ -110,7 +110,6 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
   // utilerrors.NewAggregate: one error as itself, several as [a, b].
   if (authorizationErrors.length === 1) throw new FlagError(authorizationErrors[0]!);
   if (authorizationErrors.length > 1) throw new FlagError(`[${authorizationErrors.join(', ')}]`);
-  if (str(p, 'authorization-config')) throw new FlagError('--authorization-config is not supported by this server yet');
   const unbuilt = authorizationModes.find((m) => !(BUILT_MODES as readonly string[]).includes(m));
   if (unbuilt) throw new FlagError(`--authorization-mode=${unbuilt} is not supported by this server yet (supported: ${BUILT_MODES.join(', ')})`);
   const dataDir = resolve(cwd, str(p, 'data-dir'));
@@ -141,7 +140,7 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     maxMutatingRequestsInflight,
     verbosity: p.values.get('v') as number,
     featureGates: featureGatesFromFlag(p.values.get('feature-gates') as string[]),
-    authorizationModes,
+    ...(str(p, 'authorization-config') ? { authorizationConfigFile: resolve(cwd, str(p, 'authorization-config')) } : { authorizationModes }),
   };
   if (maxWatchBuffered > 0) config.maxWatchBufferedBytes = maxWatchBuffered;
   if (str(p, 'tls-cert-file')) config.tlsCertFile = resolve(cwd, str(p, 'tls-cert-file'));
@@ -170,7 +169,7 @@ function featureGatesFromFlag(values: string[]): FeatureGates {
 export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConfig {
   const { config } = configFromFlags(['--storage-backend', 'memory', '--secure-port', '0']);
   // Embedders keep the permissive interim authorizer unless they name modes (existing callers rely on it).
-  const { dataDir: _d, certDir: _c, adminKubeconfig: _k, authorizationModes: _a, ...flagDefaults } = config;
+  const { dataDir: _d, certDir: _c, adminKubeconfig: _k, authorizationModes: _a, authorizationConfigFile: _f, ...flagDefaults } = config;
   const dataDir = overrides.dataDir;
   return {
     ...flagDefaults,
