@@ -23,6 +23,7 @@ import { policyRulesOf } from '../authz/rbac/rules.js';
 import { NodeAuthorizer } from '../authz/node/authorizer.js';
 import { NodeGraph } from '../authz/node/graph.js';
 import { ReloadingAuthorizer } from '../authz/config-file.js';
+import { AbacAuthorizer, loadPolicyFile } from '../authz/abac.js';
 import { RbacBootstrap } from '../controllers/rbac-bootstrap.js';
 import { ClusterRoleAggregation } from '../controllers/clusterrole-aggregation.js';
 import { Informer } from '../controllers/informer.js';
@@ -332,6 +333,9 @@ export class ApiServer {
           return new AlwaysDenyAuthorizer();
         case 'RBAC':
           return new RbacAuthorizer(this.rbac!);
+        case 'ABAC':
+          // Read once: policy changes need a restart, as in kube.
+          return new AbacAuthorizer(loadPolicyFile(this.config.authorizationPolicyFile ?? ''));
         case 'Node': {
           // kube's NodeRules are the system:node ClusterRole's rules.
           const nodeRole = bootstrapPolicy().clusterRoles.find((r) => r.metadata?.name === 'system:node');

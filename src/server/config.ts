@@ -58,6 +58,8 @@ export interface ServerConfig {
    * anonymous ones what system:public-info-viewer grants (authz/interim.ts).
    */
   authorizationModes?: string[];
+  /** --authorization-policy-file: ABAC's policies (mode ABAC). */
+  authorizationPolicyFile?: string;
   /** --authorization-config: an AuthorizationConfiguration file naming the chain instead (reloaded on change). */
   authorizationConfigFile?: string;
   /** --feature-gates, over the defaults. */

@@ -140,6 +140,7 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     maxMutatingRequestsInflight,
     verbosity: p.values.get('v') as number,
     featureGates: featureGatesFromFlag(p.values.get('feature-gates') as string[]),
+    ...(str(p, 'authorization-policy-file') ? { authorizationPolicyFile: resolve(cwd, str(p, 'authorization-policy-file')) } : {}),
     ...(str(p, 'authorization-config') ? { authorizationConfigFile: resolve(cwd, str(p, 'authorization-config')) } : { authorizationModes }),
   };
   if (maxWatchBuffered > 0) config.maxWatchBufferedBytes = maxWatchBuffered;
@@ -169,7 +170,7 @@ function featureGatesFromFlag(values: string[]): FeatureGates {
 export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConfig {
   const { config } = configFromFlags(['--storage-backend', 'memory', '--secure-port', '0']);
   // Embedders keep the permissive interim authorizer unless they name modes (existing callers rely on it).
-  const { dataDir: _d, certDir: _c, adminKubeconfig: _k, authorizationModes: _a, authorizationConfigFile: _f, ...flagDefaults } = config;
+  const { dataDir: _d, certDir: _c, adminKubeconfig: _k, authorizationModes: _a, authorizationConfigFile: _f, authorizationPolicyFile: _p, ...flagDefaults } = config;
   const dataDir = overrides.dataDir;
   return {
     ...flagDefaults,
