@@ -22,12 +22,14 @@ import { bootstrapPolicy } from '../authz/rbac/bootstrap-policy.js';
 import { policyRulesOf } from '../authz/rbac/rules.js';
 import { NodeAuthorizer } from '../authz/node/authorizer.js';
 import { NodeGraph } from '../authz/node/graph.js';
+import { NodeRestriction } from '../authz/node/restriction.js';
 import { ReloadingAuthorizer } from '../authz/config-file.js';
 import { AbacAuthorizer, loadPolicyFile } from '../authz/abac.js';
 import { RbacBootstrap } from '../controllers/rbac-bootstrap.js';
 import { ClusterRoleAggregation } from '../controllers/clusterrole-aggregation.js';
 import { Informer } from '../controllers/informer.js';
 import type { ApiClient } from '../machinery/client.js';
+import type { KubeObject } from '../machinery/object.js';
 import type { ServerConfig } from './config.js';
 import type { Controller } from '../controllers/controller.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
@@ -190,15 +192,10 @@ export class ApiServer {
     const nsInfo = this.catalog.resource('', 'v1', 'namespaces')!;
     const namespaces = this.registry.storeFor(nsInfo);
     this.admission = new AdmissionChain([
-      new NamespaceLifecycle(async (name) => {
-        try {
-          return await namespaces.get(undefined, name);
-        } catch (err) {
-          if (isApiError(err, 'NotFound')) return undefined;
-          throw err;
-        }
-      }),
+      new NamespaceLifecycle((name) => this.getOrUndefined('namespaces', undefined, name)),
       ...(this.rbac ? [new RbacEscalationCheck(this.authorizer, this.rbac)] : []),
+      // kubeadm enables NodeRestriction beside the Node authorizer; so does this server.
+      ...(this.nodeGraph ? [new NodeRestriction({ pod: (ns, name) => this.getOrUndefined('pods', ns, name), node: (name) => this.getOrUndefined('nodes', undefined, name) })] : []),
       ...(this.options.admissionPlugins ?? []),
     ]);
     if (this.rbac) await this.startRbac(this.rbac);
@@ -363,6 +360,16 @@ export class ApiServer {
     this.authorizerInformers.push(...informers);
   }
 
+  /** A core object from storage, or undefined when there is none. */
+  private async getOrUndefined(resource: string, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
+    try {
+      return await this.registry.storeFor(this.catalog.resource('', 'v1', resource)!).get(namespace, name);
+    } catch (err) {
+      if (isApiError(err, 'NotFound')) return undefined;
+      throw err;
+    }
+  }
+
   /** The Node authorizer's graph follows pods (bound to nodes) and persistent volumes in the watch caches. */
   private async startNodeGraph(graph: NodeGraph): Promise<void> {
     const informers = [
@@ -375,17 +382,13 @@ export class ApiServer {
 
   /**
    * kube's post-start hook rbac/bootstrap-roles: the default roles and
-   * bindings reconciled through the loopback client; on etcd by the leader,
-   * elsewhere before the listener opens.
+   * bindings reconciled through the loopback client before the listener
+   * opens, by every process as every kube-apiserver does (writes are
+   * compare-and-swap, so processes starting together only retry).
    */
   private bootstrapRbac(): void {
     const bootstrap = new RbacBootstrap(this.client('kube-apiserver'));
     this.rbacBootstrap = bootstrap;
-    if (this.elector) {
-      this.controllers.push(this.leaderOnly('rbac-bootstrap', () => new RbacBootstrap(this.client('kube-apiserver'))));
-      bootstrap.done = true;
-      return;
-    }
     this.rbacBootstrapRun = bootstrap.start();
   }
 

@@ -106,4 +106,31 @@ describe('Node authorizer', () => {
     await admin.delete({ group: '', version: 'v1', resource: 'pods', namespace: 'default', name: 'p1' }, { gracePeriodSeconds: 0 });
     await eventually(async () => (await http(kubelet, 'GET', '/api/v1/namespaces/default/secrets/s1')).status === 403);
   });
+
+  it('limits a node\'s writes to its own objects (NodeRestriction)', async () => {
+    const ca = { cert: readFileSync(join(dir, 'pki', 'ca.crt'), 'utf8'), key: readFileSync(join(dir, 'pki', 'ca.key'), 'utf8') };
+    const pair = await issueClientCert(ca, 'system:node:n1', ['system:nodes']);
+    const kubelet = { url: server.url, creds: { ca: server.pki.servingCa!, cert: pair.cert, key: pair.key } };
+    const n1Node = await admin.create({ group: '', version: 'v1', resource: 'nodes' }, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } });
+    await admin.create({ group: '', version: 'v1', resource: 'nodes' }, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2' } });
+    const pod = (name: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, ...extra }, spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'nginx' }] } });
+    const plain = await http(kubelet, 'POST', '/api/v1/namespaces/default/pods', { body: pod('plain') });
+    assert.equal(plain.status, 403);
+    assert.equal(plain.json.message, 'pods "plain" is forbidden: pod does not have "kubernetes.io/config.mirror" annotation, node "n1" can only create mirror pods');
+    const owner = { apiVersion: 'v1', kind: 'Node', name: 'n1', uid: n1Node.metadata!.uid, controller: true };
+    const mirror = await http(kubelet, 'POST', '/api/v1/namespaces/default/pods', { body: pod('mirror', { annotations: { 'kubernetes.io/config.mirror': 'x' }, ownerReferences: [owner] }) });
+    assert.equal(mirror.status, 201, mirror.text);
+    const other = await http(kubelet, 'DELETE', '/api/v1/namespaces/default/pods/p2');
+    assert.equal(other.status, 403);
+    assert.equal(other.json.message, 'pods "p2" is forbidden: node "n1" can only delete pods with spec.nodeName set to itself');
+    const node2 = await http(kubelet, 'PATCH', '/api/v1/nodes/n2', { headers: { 'content-type': 'application/merge-patch+json' }, body: { metadata: { labels: { a: 'b' } } } });
+    assert.equal(node2.status, 403);
+    assert.equal(node2.json.message, 'nodes "n2" is forbidden: node "n1" is not allowed to modify node "n2"');
+    const taint = await http(kubelet, 'PATCH', '/api/v1/nodes/n1', { headers: { 'content-type': 'application/merge-patch+json' }, body: { spec: { taints: [{ key: 'k', effect: 'NoSchedule' }] } } });
+    assert.equal(taint.json.message, 'nodes "n1" is forbidden: node "n1" is not allowed to modify taints');
+    const lease = await http(kubelet, 'POST', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', { body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'n2' } } });
+    assert.equal(lease.status, 403);
+    assert.equal(lease.json.message, 'leases.coordination.k8s.io "n2" is forbidden: can only access node lease with the same name as the requesting node');
+    assert.equal((await http(kubelet, 'POST', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', { body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'n1' } } })).status, 201);
+  });
 });

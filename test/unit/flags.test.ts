@@ -164,6 +164,8 @@ describe('serve configuration', () => {
       maxMutatingRequestsInflight: 200,
       verbosity: 0,
       featureGates: FeatureGates.defaults(),
+      // --authorization-mode's default (added with RBAC).
+      authorizationModes: ['Node', 'RBAC'],
     });
   });
 
