@@ -31,6 +31,8 @@ export type Decision = 'Allow' | 'Deny' | 'NoOpinion';
 export interface AuthorizationDecision {
   decision: Decision;
   reason: string;
+  /** An evaluation error (e.g. a webhook that did not answer): unless the request is allowed, kube answers 500 with it. */
+  error?: string;
 }
 
 export interface ResourceRule {
@@ -65,12 +67,16 @@ export class UnionAuthorizer implements Authorizer {
 
   async authorize(attrs: AuthorizationAttributes): Promise<AuthorizationDecision> {
     const reasons: string[] = [];
+    const errors: string[] = [];
     for (const a of this.authorizers) {
       const d = await a.authorize(attrs);
-      if (d.decision !== 'NoOpinion') return d;
+      if (d.error) errors.push(d.error);
+      if (d.decision !== 'NoOpinion') return errors.length > 0 ? { ...d, error: aggregateErrors(errors) } : d;
       if (d.reason) reasons.push(d.reason);
     }
-    return { decision: 'NoOpinion', reason: reasons.join('\n') };
+    const out: AuthorizationDecision = { decision: 'NoOpinion', reason: reasons.join('\n') };
+    if (errors.length > 0) out.error = aggregateErrors(errors);
+    return out;
   }
 
   async rulesFor(user: UserInfo, namespace: string): Promise<RulesResult> {
@@ -87,6 +93,11 @@ export class UnionAuthorizer implements Authorizer {
     }
     return out;
   }
+}
+
+/** utilerrors.NewAggregate: one error as itself, several as [a, b]. */
+function aggregateErrors(errors: readonly string[]): string {
+  return errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]`;
 }
 
 export function attributesOf(user: UserInfo, info: RequestInfo, query?: URLSearchParams): AuthorizationAttributes {

@@ -13,7 +13,7 @@ export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhoo
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
 
 /** The modes this server can run; the others are valid names that fail at start. */
-export const BUILT_MODES: readonly AuthorizationMode[] = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'RBAC', 'Node'];
+export const BUILT_MODES: readonly AuthorizationMode[] = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'RBAC', 'Node', 'Webhook'];
 
 export interface AuthorizationFlags {
   modes: string[];

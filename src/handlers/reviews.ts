@@ -103,10 +103,11 @@ async function accessReview(scope: ResourceScope, review: KubeObject, requester:
         ...selectorsOf(ra),
       }
     : { user: subject, verb: str(nra!.verb), resourceRequest: false, path: str(nra!.path) };
-  const { decision, reason } = await authorizer.authorize(attrs);
+  const { decision, reason, error } = await authorizer.authorize(attrs);
   const status: Record<string, unknown> = { allowed: decision === 'Allow' };
   if (decision === 'Deny') status.denied = true;
   if (reason) status.reason = reason;
+  if (error) status.evaluationError = error;
   return { ...review, status };
 }
 

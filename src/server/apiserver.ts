@@ -23,8 +23,9 @@ import { policyRulesOf } from '../authz/rbac/rules.js';
 import { NodeAuthorizer } from '../authz/node/authorizer.js';
 import { NodeGraph } from '../authz/node/graph.js';
 import { NodeRestriction } from '../authz/node/restriction.js';
-import { ReloadingAuthorizer } from '../authz/config-file.js';
+import { ReloadingAuthorizer, type AuthorizerEntry } from '../authz/config-file.js';
 import { AbacAuthorizer, loadPolicyFile } from '../authz/abac.js';
+import { WebhookAuthorizer } from '../authz/webhook.js';
 import { RbacBootstrap } from '../controllers/rbac-bootstrap.js';
 import { ClusterRoleAggregation } from '../controllers/clusterrole-aggregation.js';
 import { Informer } from '../controllers/informer.js';
@@ -164,7 +165,10 @@ export class ApiServer {
     // A configuration file may name RBAC or Node at its next reload: their caches are kept from the start.
     if (configFile || modes?.includes('RBAC')) this.rbac = new RbacPolicyIndex();
     if (configFile || modes?.includes('Node')) this.nodeGraph = new NodeGraph();
-    if (configFile) this.reloadingAuthorizer = new ReloadingAuthorizer(configFile, (entries) => this.modeAuthorizers(entries.map((e) => e.type)), (m) => this.logger.info(m));
+    if (configFile) {
+      const build = (entries: AuthorizerEntry[]): Authorizer[] => entries.map((e) => (e.webhook ? new WebhookAuthorizer(e.webhook) : this.modeAuthorizers([e.type])[0]!));
+      this.reloadingAuthorizer = new ReloadingAuthorizer(configFile, build, (m) => this.logger.info(m));
+    }
     const chain = options.authorizers ?? (this.reloadingAuthorizer ? [this.reloadingAuthorizer] : this.modeAuthorizers(modes));
     this.authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([PRIVILEGED_GROUP]), ...chain]);
     this.watchStreams = new WatchStreams({ maxBufferedBytes: this.config.maxWatchBufferedBytes ?? 0, shutdown: this.shutdownController.signal });
@@ -330,6 +334,11 @@ export class ApiServer {
           return new AlwaysDenyAuthorizer();
         case 'RBAC':
           return new RbacAuthorizer(this.rbac!);
+        case 'Webhook': {
+          // The flags' webhook: kube's legacy options become a NoOpinion failure policy and a 30 s timeout.
+          const w = this.config.authorizationWebhook!;
+          return new WebhookAuthorizer({ kubeconfigFile: w.configFile, version: w.version, authorizedTtlMs: w.authorizedTtl, unauthorizedTtlMs: w.unauthorizedTtl, timeoutMs: 30_000, failurePolicy: 'NoOpinion' });
+        }
         case 'ABAC':
           // Read once: policy changes need a restart, as in kube.
           return new AbacAuthorizer(loadPolicyFile(this.config.authorizationPolicyFile ?? ''));

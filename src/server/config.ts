@@ -60,6 +60,8 @@ export interface ServerConfig {
   authorizationModes?: string[];
   /** --authorization-policy-file: ABAC's policies (mode ABAC). */
   authorizationPolicyFile?: string;
+  /** --authorization-webhook-*: the Webhook mode's endpoint (a kubeconfig file), SubjectAccessReview version and cache TTLs (ms). */
+  authorizationWebhook?: { configFile: string; version: 'v1' | 'v1beta1'; authorizedTtl: number; unauthorizedTtl: number };
   /** --authorization-config: an AuthorizationConfiguration file naming the chain instead (reloaded on change). */
   authorizationConfigFile?: string;
   /** --feature-gates, over the defaults. */

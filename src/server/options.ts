@@ -48,6 +48,9 @@ export const FLAG_SPECS: FlagSpec[] = [
   },
   { name: 'authorization-policy-file', type: 'string', default: '', help: 'File with authorization policy in json line by line format, used with --authorization-mode=ABAC, on the secure port.' },
   { name: 'authorization-webhook-config-file', type: 'string', default: '', help: "File with webhook configuration in kubeconfig format, used with --authorization-mode=Webhook. The API server will query the remote service to determine access on the API server's secure port." },
+  { name: 'authorization-webhook-version', type: 'string', default: 'v1beta1', help: 'The API version of the authorization.k8s.io SubjectAccessReview to send to and expect from the webhook.' },
+  { name: 'authorization-webhook-cache-authorized-ttl', type: 'duration', default: '5m0s', help: "The duration to cache 'authorized' responses from the webhook authorizer." },
+  { name: 'authorization-webhook-cache-unauthorized-ttl', type: 'duration', default: '30s', help: "The duration to cache 'unauthorized' responses from the webhook authorizer." },
   { name: 'authorization-config', type: 'string', default: '', help: 'File with Authorization Configuration to configure the authorizer chain. Requires feature gate StructuredAuthorizationConfiguration. This flag is mutually exclusive with the other --authorization-mode and --authorization-webhook-* flags.' },
   { name: 'v', type: 'int', default: '0', help: 'Number for the log level verbosity.' },
   { name: 'help', type: 'bool', default: 'false', help: 'Help for serve.' },
@@ -105,7 +108,7 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     policyFile: str(p, 'authorization-policy-file'),
     webhookConfigFile: str(p, 'authorization-webhook-config-file'),
     configFile: str(p, 'authorization-config'),
-    modeFlagSet: p.set.has('authorization-mode') || p.set.has('authorization-webhook-config-file'),
+    modeFlagSet: ['authorization-mode', 'authorization-webhook-config-file', 'authorization-webhook-version', 'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl'].some((f) => p.set.has(f)),
   });
   // utilerrors.NewAggregate: one error as itself, several as [a, b].
   if (authorizationErrors.length === 1) throw new FlagError(authorizationErrors[0]!);
@@ -140,6 +143,16 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     maxMutatingRequestsInflight,
     verbosity: p.values.get('v') as number,
     featureGates: featureGatesFromFlag(p.values.get('feature-gates') as string[]),
+    ...(str(p, 'authorization-webhook-config-file')
+      ? {
+          authorizationWebhook: {
+            configFile: resolve(cwd, str(p, 'authorization-webhook-config-file')),
+            version: webhookVersion(str(p, 'authorization-webhook-version')),
+            authorizedTtl: p.values.get('authorization-webhook-cache-authorized-ttl') as number,
+            unauthorizedTtl: p.values.get('authorization-webhook-cache-unauthorized-ttl') as number,
+          },
+        }
+      : {}),
     ...(str(p, 'authorization-policy-file') ? { authorizationPolicyFile: resolve(cwd, str(p, 'authorization-policy-file')) } : {}),
     ...(str(p, 'authorization-config') ? { authorizationConfigFile: resolve(cwd, str(p, 'authorization-config')) } : { authorizationModes }),
   };
@@ -151,6 +164,11 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
   if (str(p, 'etcd-certfile')) config.etcdCertFile = resolve(cwd, str(p, 'etcd-certfile'));
   if (str(p, 'etcd-keyfile')) config.etcdKeyFile = resolve(cwd, str(p, 'etcd-keyfile'));
   return { config, help: p.values.get('help') === true, args: p.args };
+}
+
+function webhookVersion(v: string): 'v1' | 'v1beta1' {
+  if (v !== 'v1' && v !== 'v1beta1') throw new FlagError(`unsupported webhook authorizer version "${v}", supported versions are "v1", "v1beta1"`);
+  return v;
 }
 
 function featureGatesFromFlag(values: string[]): FeatureGates {
@@ -170,7 +188,7 @@ function featureGatesFromFlag(values: string[]): FeatureGates {
 export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConfig {
   const { config } = configFromFlags(['--storage-backend', 'memory', '--secure-port', '0']);
   // Embedders keep the permissive interim authorizer unless they name modes (existing callers rely on it).
-  const { dataDir: _d, certDir: _c, adminKubeconfig: _k, authorizationModes: _a, authorizationConfigFile: _f, authorizationPolicyFile: _p, ...flagDefaults } = config;
+  const { dataDir: _d, certDir: _c, adminKubeconfig: _k, authorizationModes: _a, authorizationConfigFile: _f, authorizationPolicyFile: _p, authorizationWebhook: _w, ...flagDefaults } = config;
   const dataDir = overrides.dataDir;
   return {
     ...flagDefaults,
