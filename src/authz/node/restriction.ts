@@ -1,5 +1,4 @@
-import type { ResourceInfo } from '../../api/types.js';
-import type { UserInfo } from '../../machinery/context.js';
+import type { WriteAttributes } from '../write-attributes.js';
 import { forbidden, notFound } from '../../machinery/errors.js';
 import { jsonEqual, type KubeObject } from '../../machinery/object.js';
 import { nodeIdentity } from './authorizer.js';
@@ -20,18 +19,6 @@ const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 const NODE_RESTRICTION_LABELS = 'node-restriction.kubernetes.io';
 
-/** What the plugin reads of an admission request (the admission chain's attributes, structurally). */
-export interface NodeWriteAttributes {
-  operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
-  resource: ResourceInfo;
-  subresource: string;
-  namespace: string;
-  name: string;
-  object?: KubeObject;
-  oldObject?: KubeObject;
-  user?: UserInfo;
-}
-
 export interface NodeRestrictionLookups {
   pod(namespace: string, name: string): Promise<KubeObject | undefined>;
   node(name: string): Promise<KubeObject | undefined>;
@@ -45,7 +32,7 @@ export class NodeRestriction {
 
   constructor(private readonly lookups: NodeRestrictionLookups) {}
 
-  async admit(a: NodeWriteAttributes): Promise<void> {
+  async admit(a: WriteAttributes): Promise<void> {
     if (!a.user) return;
     const node = nodeIdentity(a.user);
     if (node === undefined) return;
@@ -78,7 +65,7 @@ export class NodeRestriction {
     }
   }
 
-  private async pod(node: string, a: NodeWriteAttributes, deny: (why: string) => never): Promise<void> {
+  private async pod(node: string, a: WriteAttributes, deny: (why: string) => never): Promise<void> {
     if (a.operation === 'DELETE') {
       const existing = a.oldObject ?? (await this.lookups.pod(a.namespace, a.name));
       if (!existing) throw notFound({ group: '', resource: 'pods' }, a.name);
@@ -114,14 +101,14 @@ export class NodeRestriction {
     if (volumes.some((v) => obj(v).persistentVolumeClaim)) deny(`node "${node}" can not create pods that reference persistentvolumeclaims`);
   }
 
-  private podStatus(node: string, a: NodeWriteAttributes, deny: (why: string) => never): void {
+  private podStatus(node: string, a: WriteAttributes, deny: (why: string) => never): void {
     if (a.operation !== 'UPDATE') return deny(`unexpected operation "${a.operation}"`);
     const old = a.oldObject ?? {};
     if (obj(old.spec).nodeName !== node) deny(`node "${node}" can only update pod status for pods with spec.nodeName set to itself`);
     if (!jsonEqual(old.metadata?.labels ?? {}, a.object?.metadata?.labels ?? {})) deny(`node "${node}" cannot update labels through pod status`);
   }
 
-  private async eviction(node: string, a: NodeWriteAttributes, deny: (why: string) => never): Promise<void> {
+  private async eviction(node: string, a: WriteAttributes, deny: (why: string) => never): Promise<void> {
     if (a.operation !== 'CREATE') return deny(`unexpected operation ${a.operation}`);
     const podName = a.name || a.object?.metadata?.name;
     if (!podName) return deny('could not determine pod from request data');
@@ -130,7 +117,7 @@ export class NodeRestriction {
     if (obj(pod.spec).nodeName !== node) deny(`node ${node} can only evict pods with spec.nodeName set to itself`);
   }
 
-  private nodeObject(node: string, a: NodeWriteAttributes, deny: (why: string) => never): void {
+  private nodeObject(node: string, a: WriteAttributes, deny: (why: string) => never): void {
     const requested = a.operation === 'CREATE' && !a.name ? (a.object?.metadata?.name ?? '') : a.name;
     if (requested !== node) deny(`node "${node}" is not allowed to modify node "${requested}"`);
     const spec = obj(a.object?.spec);

@@ -1,4 +1,4 @@
-import type { ResourceInfo } from '../../api/types.js';
+import type { WriteAttributes } from '../write-attributes.js';
 import type { UserInfo } from '../../machinery/context.js';
 import { forbidden, notFound } from '../../machinery/errors.js';
 import { cloneObject, jsonEqual, type KubeObject } from '../../machinery/object.js';
@@ -27,18 +27,6 @@ const FULL_AUTHORITY: PolicyRule[] = [
   { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
   { verbs: ['*'], nonResourceURLs: ['*'] },
 ];
-
-/** What the check reads of an admission request (the admission chain's attributes, structurally). */
-export interface RbacWriteAttributes {
-  operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
-  resource: ResourceInfo;
-  subresource: string;
-  namespace: string;
-  name: string;
-  object?: KubeObject;
-  oldObject?: KubeObject;
-  user?: UserInfo;
-}
 
 /** kube's IsOnlyMutatingGCFields (also ignoring what the server itself stamps on every write). */
 function onlyGcFields(obj: KubeObject, old: KubeObject | undefined): boolean {
@@ -69,7 +57,7 @@ export class RbacEscalationCheck {
     return operation === 'CREATE' || operation === 'UPDATE';
   }
 
-  async validate(attrs: RbacWriteAttributes): Promise<void> {
+  async validate(attrs: WriteAttributes): Promise<void> {
     if (attrs.resource.group !== RBAC_GROUP || attrs.subresource !== '' || !attrs.object) return;
     const user = attrs.user;
     if (!user || user.groups.includes(PRIVILEGED_GROUP)) return;
