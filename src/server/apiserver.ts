@@ -379,12 +379,14 @@ export class ApiServer {
     }
   }
 
-  /** The Node authorizer's graph follows pods (bound to nodes) and persistent volumes in the watch caches. */
+  /** The Node authorizer's graph follows pods (bound to nodes), persistent volumes and VolumeAttachments in the watch caches. */
   private async startNodeGraph(graph: NodeGraph): Promise<void> {
     const informers = [
       new Informer(this.registry.storeFor(this.catalog.resource('', 'v1', 'pods')!), (type, obj) => graph.onPod(type, obj)),
       new Informer(this.registry.storeFor(this.catalog.resource('', 'v1', 'persistentvolumes')!), (type, obj) => graph.onPersistentVolume(type, obj)),
     ];
+    const attachments = this.catalog.resource('storage.k8s.io', 'v1', 'volumeattachments');
+    if (attachments) informers.push(new Informer(this.registry.storeFor(attachments), (type, obj) => graph.onVolumeAttachment(type, obj)));
     await Promise.all(informers.map((i) => i.start()));
     this.authorizerInformers.push(...informers);
   }

@@ -42,7 +42,12 @@ describe('Node authorizer', () => {
       apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv1' },
       spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/pv1' }, claimRef: { namespace: 'default', name: 'claim1' } },
     });
+    await admin.create({ group: 'storage.k8s.io', version: 'v1', resource: 'volumeattachments' }, {
+      apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttachment', metadata: { name: 'va1' },
+      spec: { attacher: 'csi.example.com', nodeName: 'n1', source: { persistentVolumeName: 'pv1' } },
+    });
     await eventually(async () => (await n1({ namespace: 'default', verb: 'get', resource: 'persistentvolumes', name: 'pv1' })).allowed);
+    await eventually(async () => (await n1({ verb: 'get', group: 'storage.k8s.io', resource: 'volumeattachments', name: 'va1' })).allowed);
   });
 
   after(async () => {
@@ -75,6 +80,8 @@ describe('Node authorizer', () => {
       [{ namespace: 'kube-node-lease', verb: 'update', group: 'coordination.k8s.io', resource: 'leases', name: 'n2' }, false, 'can only access node lease with the same name as the requesting node'],
       [{ namespace: 'default', verb: 'get', group: 'coordination.k8s.io', resource: 'leases', name: 'n1' }, false, 'can only access leases in the "kube-node-lease" system namespace'],
       [{ verb: 'get', group: 'storage.k8s.io', resource: 'csinodes', name: 'n1' }, true],
+      [{ verb: 'get', group: 'storage.k8s.io', resource: 'volumeattachments', name: 'va2' }, false, "no relationship found between node 'n1' and this object"],
+      [{ verb: 'list', group: 'storage.k8s.io', resource: 'volumeattachments' }, false, 'can only get individual resources of this type'],
       // Not subdivided: the system:node role's rules.
       [{ verb: 'list', resource: 'services' }, true],
       [{ namespace: 'default', verb: 'create', resource: 'events' }, true],

@@ -72,9 +72,7 @@ export class NodeAuthorizer implements Authorizer {
       case 'resourceclaims.resource.k8s.io':
         return this.get(node, 'resourceclaim', a);
       case 'volumeattachments.storage.k8s.io':
-        // VolumeAttachments are not in this graph yet: none is related to a node.
-        if (a.verb !== 'get') return noOpinion('can only get individual resources of this type');
-        return noOpinion(`no relationship found between node '${node}' and this object`);
+        return this.get(node, 'volumeattachment', a);
       case 'serviceaccounts.':
         if (a.verb !== 'create' || !a.name) return noOpinion('can only create tokens for individual service accounts');
         if (a.subresource !== 'token') return noOpinion('can only create token subresource of serviceaccount');

@@ -2,13 +2,14 @@ import type { KubeObject } from '../../machinery/object.js';
 
 /**
  * What the Node authorizer knows of which objects a node may reach (kube's
- * plugin/pkg/auth/authorizer/node graph, kept from the pods and persistent
- * volumes watch caches): a pod bound to a node reaches its secrets,
+ * plugin/pkg/auth/authorizer/node graph, kept from the pods, persistent
+ * volumes and VolumeAttachments watch caches): a pod bound to a node reaches its secrets,
  * configmaps, service account and claims; a persistent volume is reached
- * through the claim it is bound to. A node with no pod is unknown.
+ * through the claim it is bound to; a VolumeAttachment reaches the node it
+ * names. A node with no pod is unknown.
  */
 
-export type VertexType = 'pod' | 'secret' | 'configmap' | 'serviceaccount' | 'pvc' | 'pv' | 'resourceclaim';
+export type VertexType = 'pod' | 'secret' | 'configmap' | 'serviceaccount' | 'pvc' | 'pv' | 'resourceclaim' | 'volumeattachment';
 
 type Key = string;
 const key = (type: VertexType, namespace: string, name: string): Key => `${type}/${namespace}/${name}`;
@@ -67,6 +68,8 @@ export class NodeGraph {
   private readonly referrers = new Map<Key, Map<Key, number>>();
   /** pv name → the claim key it is bound to. */
   private readonly pvClaims = new Map<string, Key>();
+  /** VolumeAttachment name → the node it attaches to. */
+  private readonly attachments = new Map<string, string>();
   /** node → how many pods are bound to it. */
   private readonly nodes = new Map<string, number>();
 
@@ -107,12 +110,21 @@ export class NodeGraph {
     if (type !== 'DELETED' && str(ref.name)) this.pvClaims.set(name, key('pvc', str(ref.namespace), str(ref.name)));
   }
 
+  onVolumeAttachment(type: 'ADDED' | 'MODIFIED' | 'DELETED', va: KubeObject): void {
+    const name = str(va.metadata?.name);
+    const node = str(obj(va.spec).nodeName);
+    if (type === 'DELETED' || !node) this.attachments.delete(name);
+    else this.attachments.set(name, node);
+  }
+
   hasNode(node: string): boolean {
     return this.nodes.has(node);
   }
 
   /** Whether the object is related to the node (kube's hasPathFrom); the error text when not. */
   pathFrom(node: string, type: VertexType, namespace: string, name: string): string | undefined {
+    // A VolumeAttachment names its node itself (kube's graph adds its node vertex).
+    if (type === 'volumeattachment') return this.attachments.get(name) === node ? undefined : `node '${node}' cannot get unknown ${type} ${namespace}/${name}`;
     if (!this.nodes.has(node)) return `unknown node '${node}' cannot get ${type} ${namespace}/${name}`;
     const start = type === 'pv' ? this.pvClaims.get(name) : key(type, namespace, name);
     if (type === 'pod') {
