@@ -53,6 +53,8 @@ export interface RulesResult {
   nonResourceRules: NonResourceRule[];
   /** Another rule source may allow more than listed. */
   incomplete: boolean;
+  /** Why a rule source could not list (SelfSubjectRulesReview's evaluationError). */
+  error?: string;
 }
 
 export interface Authorizer {
@@ -81,6 +83,7 @@ export class UnionAuthorizer implements Authorizer {
 
   async rulesFor(user: UserInfo, namespace: string): Promise<RulesResult> {
     const out: RulesResult = { resourceRules: [], nonResourceRules: [], incomplete: false };
+    const errors: string[] = [];
     for (const a of this.authorizers) {
       if (!a.rulesFor) {
         out.incomplete = true;
@@ -90,7 +93,9 @@ export class UnionAuthorizer implements Authorizer {
       out.resourceRules.push(...r.resourceRules);
       out.nonResourceRules.push(...r.nonResourceRules);
       out.incomplete ||= r.incomplete;
+      if (r.error) errors.push(r.error);
     }
+    if (errors.length > 0) out.error = aggregateErrors(errors);
     return out;
   }
 }

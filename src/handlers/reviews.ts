@@ -31,8 +31,8 @@ const HANDLERS: Record<ReviewKind, ReviewHandler> = {
     if (typeof spec.namespace !== 'string' || spec.namespace === '') {
       throw invalid(scope.groupKind, '', [{ type: 'FieldValueRequired', field: 'spec.namespace' }]);
     }
-    const { resourceRules, nonResourceRules, incomplete } = await (authorizer.rulesFor?.(user, spec.namespace) ?? { resourceRules: [], nonResourceRules: [], incomplete: true });
-    return { ...review, status: { resourceRules, nonResourceRules, incomplete } };
+    const { resourceRules, nonResourceRules, incomplete, error } = await (authorizer.rulesFor?.(user, spec.namespace) ?? { resourceRules: [], nonResourceRules: [], incomplete: true });
+    return { ...review, status: { resourceRules, nonResourceRules, incomplete, ...(error ? { evaluationError: error } : {}) } };
   },
 };
 

@@ -110,6 +110,10 @@ describe('Node authorizer', () => {
     assert.equal(denied.json.message, 'secrets "s3" is forbidden: User "system:node:n1" cannot get resource "secrets" in API group "" in the namespace "default": no relationship found between node \'n1\' and this object');
     assert.equal((await http(kubelet, 'GET', '/api/v1/pods?fieldSelector=spec.nodeName%3Dn1')).status, 200);
     assert.equal((await http(kubelet, 'GET', '/api/v1/pods')).status, 403);
+    // A node's rules cannot be listed: incomplete, with the Node authorizer's error.
+    const rules = await http(kubelet, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'default' } } });
+    assert.equal(rules.json.status.incomplete, true);
+    assert.equal(rules.json.status.evaluationError, 'node authorizer does not support user rule resolution');
     await admin.delete({ group: '', version: 'v1', resource: 'pods', namespace: 'default', name: 'p1' }, { gracePeriodSeconds: 0 });
     await eventually(async () => (await http(kubelet, 'GET', '/api/v1/namespaces/default/secrets/s1')).status === 403);
   });

@@ -43,7 +43,8 @@ export class NodeAuthorizer implements Authorizer {
 
   async rulesFor(user: UserInfo, _namespace: string): Promise<RulesResult> {
     // Nodes' permissions are not enumerable.
-    return { resourceRules: [], nonResourceRules: [], incomplete: nodeIdentity(user) !== undefined };
+    if (nodeIdentity(user) === undefined) return { resourceRules: [], nonResourceRules: [], incomplete: false };
+    return { resourceRules: [], nonResourceRules: [], incomplete: true, error: 'node authorizer does not support user rule resolution' };
   }
 
   async authorize(attrs: AuthorizationAttributes): Promise<AuthorizationDecision> {
