@@ -139,6 +139,10 @@ describe('Node authorizer', () => {
     assert.equal(node2.json.message, 'nodes "n2" is forbidden: node "n1" is not allowed to modify node "n2"');
     const taint = await http(kubelet, 'PATCH', '/api/v1/nodes/n1', { headers: { 'content-type': 'application/merge-patch+json' }, body: { spec: { taints: [{ key: 'k', effect: 'NoSchedule' }] } } });
     assert.equal(taint.json.message, 'nodes "n1" is forbidden: node "n1" is not allowed to modify taints');
+    const labels = await http(kubelet, 'PATCH', '/api/v1/nodes/n1', { headers: { 'content-type': 'application/merge-patch+json' }, body: { metadata: { labels: { 'node-role.kubernetes.io/control-plane': '', 'kubernetes.io/hostname': 'n1', 'example.com/mine': 'x' } } } });
+    assert.equal(labels.status, 403);
+    assert.equal(labels.json.message, 'nodes "n1" is forbidden: is not allowed to modify labels: node-role.kubernetes.io/control-plane');
+    assert.equal((await http(kubelet, 'PATCH', '/api/v1/nodes/n1', { headers: { 'content-type': 'application/merge-patch+json' }, body: { metadata: { labels: { 'kubernetes.io/hostname': 'n1', 'node.kubernetes.io/exclude-from-external-load-balancers': '', 'example.com/mine': 'x' } } } })).status, 200);
     const lease = await http(kubelet, 'POST', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', { body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'n2' } } });
     assert.equal(lease.status, 403);
     assert.equal(lease.json.message, 'leases.coordination.k8s.io "n2" is forbidden: can only access node lease with the same name as the requesting node');

@@ -10,7 +10,8 @@ import { podReferences } from './graph.js';
  * mirror pods bound to itself and owned by its Node, referencing no
  * secrets, configmaps, claims or service account; status and evictions
  * only of its own pods; only its own Node (no taint changes, no
- * `node-restriction.kubernetes.io/` labels), Lease and CSINode. It runs in
+ * `node-restriction.kubernetes.io/` labels nor kubernetes.io ones outside
+ * the kubelet's set), Lease and CSINode. It runs in
  * the mutating phase, as kube's does. The server installs it with the Node
  * authorizer (kubeadm enables both).
  */
@@ -137,15 +138,39 @@ export class NodeRestriction {
   }
 }
 
-/** Changed labels in the node-restriction.kubernetes.io namespace (kube also limits other kubernetes.io labels to the kubelet's own set; not here yet). */
+/** The labels a kubelet may set on its own Node (k8s.io/kubelet's KubeletLabels and KubeletLabelNamespaces). */
+const KUBELET_LABELS = new Set([
+  'kubernetes.io/hostname',
+  'failure-domain.beta.kubernetes.io/zone',
+  'failure-domain.beta.kubernetes.io/region',
+  'beta.kubernetes.io/instance-type',
+  'kubernetes.io/os',
+  'kubernetes.io/arch',
+  'beta.kubernetes.io/os',
+  'beta.kubernetes.io/arch',
+  'topology.kubernetes.io/zone',
+  'topology.kubernetes.io/region',
+  'node.kubernetes.io/instance-type',
+]);
+const KUBELET_LABEL_NAMESPACES = ['kubelet.kubernetes.io', 'node.kubernetes.io'];
+
+const labelNamespace = (key: string): string => (key.includes('/') ? key.slice(0, key.indexOf('/')) : '');
+const inNamespace = (ns: string, parent: string): boolean => ns === parent || ns.endsWith(`.${parent}`);
+
+function isKubeletLabel(key: string): boolean {
+  return KUBELET_LABELS.has(key) || KUBELET_LABEL_NAMESPACES.some((n) => inNamespace(labelNamespace(key), n));
+}
+
+/** kube's getForbiddenLabels over the changed labels: node-restriction ones, and kubernetes.io / k8s.io ones outside the kubelet's set. */
 function restrictedLabels(now: Record<string, string>, before: Record<string, string>): string[] {
   const changed = new Set<string>();
   for (const [k, v] of Object.entries(now)) if (before[k] !== v) changed.add(k);
   for (const [k, v] of Object.entries(before)) if (now[k] !== v) changed.add(k);
   return [...changed]
     .filter((k) => {
-      const ns = k.includes('/') ? k.slice(0, k.indexOf('/')) : '';
-      return ns === NODE_RESTRICTION_LABELS || ns.endsWith(`.${NODE_RESTRICTION_LABELS}`);
+      const ns = labelNamespace(k);
+      if (inNamespace(ns, NODE_RESTRICTION_LABELS)) return true;
+      return (inNamespace(ns, 'kubernetes.io') || inNamespace(ns, 'k8s.io')) && !isKubeletLabel(k);
     })
     .sort();
 }
