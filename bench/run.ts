@@ -17,6 +17,7 @@ import { stalledSection, type StalledResult } from './stalled-watch.js';
 import { writesSection } from './writes.js';
 import { authnCostRows, authnSection } from './authn.js';
 import type { OpsResult } from './field-validation.js';
+import { rbacSection } from './rbac.js';
 import { fieldValidationSection, type FieldValidationResult } from './field-validation.js';
 import { celSection, type CelBenchResult } from './cel.js';
 
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
   let stalled: StalledResult[] = [];
   let store: StoreResult | undefined;
   let etcd: EtcdResult | undefined;
+  let rbac: PhaseResult[] = [];
 
   if (cfg.sections.has('core') || cfg.sections.has('writes') || cfg.sections.has('list') || cfg.sections.has('watch')) {
     const dataDir = tempDir('capstan-bench-');
@@ -124,6 +126,11 @@ async function main(): Promise<void> {
     if (etcd.kind === 'skipped') log(`etcd: skipped: ${etcd.reason}`);
   }
 
+  if (cfg.sections.has('rbac')) {
+    log('rbac: GET as a limited user beside system:masters');
+    rbac = await rbacSection(cfg, log);
+  }
+
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   const report: Report = {
     date: new Date().toISOString(),
@@ -146,6 +153,7 @@ async function main(): Promise<void> {
     stalled,
     ...(store ? { store } : {}),
     ...(etcd ? { etcd } : {}),
+    ...(rbac.length > 0 ? { rbac } : {}),
     totalSeconds: round((performance.now() - began) / 1000, 1),
   };
   const dir = join(ROOT, 'bench', 'results');

@@ -21,6 +21,9 @@ export interface AuthorizationAttributes {
   resource?: string;
   subresource?: string;
   name?: string;
+  /** The request's raw fieldSelector and labelSelector (kube's AuthorizeWithSelectors), for list, watch and deletecollection. */
+  fieldSelector?: string;
+  labelSelector?: string;
 }
 
 export type Decision = 'Allow' | 'Deny' | 'NoOpinion';
@@ -28,6 +31,8 @@ export type Decision = 'Allow' | 'Deny' | 'NoOpinion';
 export interface AuthorizationDecision {
   decision: Decision;
   reason: string;
+  /** An evaluation error (e.g. a webhook that did not answer): unless the request is allowed, kube answers 500 with it. */
+  error?: string;
 }
 
 export interface ResourceRule {
@@ -48,6 +53,8 @@ export interface RulesResult {
   nonResourceRules: NonResourceRule[];
   /** Another rule source may allow more than listed. */
   incomplete: boolean;
+  /** Why a rule source could not list (SelfSubjectRulesReview's evaluationError). */
+  error?: string;
 }
 
 export interface Authorizer {
@@ -62,16 +69,21 @@ export class UnionAuthorizer implements Authorizer {
 
   async authorize(attrs: AuthorizationAttributes): Promise<AuthorizationDecision> {
     const reasons: string[] = [];
+    const errors: string[] = [];
     for (const a of this.authorizers) {
       const d = await a.authorize(attrs);
-      if (d.decision !== 'NoOpinion') return d;
+      if (d.error) errors.push(d.error);
+      if (d.decision !== 'NoOpinion') return errors.length > 0 ? { ...d, error: aggregateErrors(errors) } : d;
       if (d.reason) reasons.push(d.reason);
     }
-    return { decision: 'NoOpinion', reason: reasons.join('\n') };
+    const out: AuthorizationDecision = { decision: 'NoOpinion', reason: reasons.join('\n') };
+    if (errors.length > 0) out.error = aggregateErrors(errors);
+    return out;
   }
 
   async rulesFor(user: UserInfo, namespace: string): Promise<RulesResult> {
     const out: RulesResult = { resourceRules: [], nonResourceRules: [], incomplete: false };
+    const errors: string[] = [];
     for (const a of this.authorizers) {
       if (!a.rulesFor) {
         out.incomplete = true;
@@ -81,14 +93,29 @@ export class UnionAuthorizer implements Authorizer {
       out.resourceRules.push(...r.resourceRules);
       out.nonResourceRules.push(...r.nonResourceRules);
       out.incomplete ||= r.incomplete;
+      if (r.error) errors.push(r.error);
     }
+    if (errors.length > 0) out.error = aggregateErrors(errors);
     return out;
   }
 }
 
-export function attributesOf(user: UserInfo, info: RequestInfo): AuthorizationAttributes {
+/** utilerrors.NewAggregate: one error as itself, several as [a, b]. */
+function aggregateErrors(errors: readonly string[]): string {
+  return errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]`;
+}
+
+export function attributesOf(user: UserInfo, info: RequestInfo, query?: URLSearchParams): AuthorizationAttributes {
   if (!info.isResourceRequest) return { user, verb: info.verb, resourceRequest: false, path: info.path };
+  const selectors: Pick<AuthorizationAttributes, 'fieldSelector' | 'labelSelector'> = {};
+  if (query && (info.verb === 'list' || info.verb === 'watch' || info.verb === 'deletecollection')) {
+    const field = query.get('fieldSelector');
+    const label = query.get('labelSelector');
+    if (field) selectors.fieldSelector = field;
+    if (label) selectors.labelSelector = label;
+  }
   return {
+    ...selectors,
     user,
     verb: info.verb,
     resourceRequest: true,

@@ -2,6 +2,8 @@
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { RuntimeConfigError } from '../api/catalog.js';
+import { AuthorizationConfigError } from '../authz/config-file.js';
+import { PolicyFileError } from '../authz/abac.js';
 import { ApiServer } from '../server/apiserver.js';
 import { capstanPackageVersion, versionInfo } from '../server/version.js';
 import { configFromFlags, FLAG_SPECS } from '../server/options.js';
@@ -56,6 +58,11 @@ async function serve(argv: string[]): Promise<number> {
     if (err instanceof RuntimeConfigError) {
       process.stderr.write(`Error: ${err.message}\nRun 'capstan serve --help' for usage.\n`);
       return 2;
+    }
+    // kube-apiserver refuses an --authorization-config or --authorization-policy-file that does not load.
+    if (err instanceof AuthorizationConfigError || err instanceof PolicyFileError) {
+      process.stderr.write(`Error: ${err.message}\n`);
+      return 1;
     }
     throw err;
   }

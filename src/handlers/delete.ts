@@ -1,6 +1,7 @@
 import type { AdmissionChain } from '../admission/admission.js';
 import { apiVersionOf, type KubeObject } from '../machinery/object.js';
-import { successStatus } from '../machinery/errors.js';
+import { forbidden, successStatus } from '../machinery/errors.js';
+import type { Authorizer } from '../authz/authorizer.js';
 import type { FeatureGates } from '../machinery/feature-gates.js';
 import { writeEncoded } from '../http/respond.js';
 import { readDeleteOptions, rejectUnsafeDeleteCollection } from './delete-options.js';
@@ -26,15 +27,37 @@ function deleteAdmission(scope: ResourceScope, admission: AdmissionChain, opts: 
     });
 }
 
-export async function handleDelete(scope: ResourceScope, admission: AdmissionChain, gates: FeatureGates): Promise<void> {
+/**
+ * kube's authorizeUnsafeDelete: deleting with
+ * ignoreStoreReadErrorWithClusterBreakingPotential also needs the verb
+ * `unsafe-delete-ignore-read-errors` on the object.
+ */
+async function authorizeUnsafeDelete(scope: ResourceScope, authorizer: Authorizer): Promise<void> {
+  const verb = 'unsafe-delete-ignore-read-errors';
+  const { info } = scope;
+  const { decision, reason } = await authorizer.authorize({
+    user: scope.ctx.user!,
+    verb,
+    resourceRequest: true,
+    namespace: info.namespaced ? scope.namespace : '',
+    name: scope.name,
+    group: info.group,
+    version: info.version,
+    resource: info.name,
+    subresource: scope.subresource,
+  });
+  if (decision === 'Allow') return;
+  throw forbidden({ group: info.group, resource: info.name }, scope.name, `not permitted to do "${verb}", reason: ${reason}`);
+}
+
+export async function handleDelete(scope: ResourceScope, admission: AdmissionChain, gates: FeatureGates, authorizer: Authorizer): Promise<void> {
   const { ctx, info } = scope;
   const neg = scope.negotiate({ table: false });
   const opts = await readDeleteOptions(scope, gates);
   const ns = info.namespaced ? scope.namespace : undefined;
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
     // The unsafe delete of a corrupt object: there is no object to admit or return.
-    // (kube also asks the authorizer for the verb unsafe-delete-ignore-read-errors;
-    // the interim authorizer allows authenticated users everything.)
+    await authorizeUnsafeDelete(scope, authorizer);
     await scope.store.deleteCorrupt(ns, scope.name);
     writeEncoded(ctx, 200, successStatus({ name: scope.name, kind: info.kind }), neg.encoding);
     return;

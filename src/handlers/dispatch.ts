@@ -30,7 +30,7 @@ export interface ResourceDeps {
   registry: Registry;
   admission: AdmissionChain;
   featureGates: FeatureGates;
-  /** Answers the access review APIs. */
+  /** Answers the access review APIs and the extra check of an unsafe delete. */
   authorizer: Authorizer;
   /** Aborted when the server shuts down (ends watches). */
   shutdown: AbortSignal;
@@ -141,7 +141,7 @@ export async function serveResource(ctx: RequestContext, req: ResourceRequestInf
     case 'patch':
       return handlePatch(scope, deps.admission);
     case 'delete':
-      return handleDelete(scope, deps.admission, deps.featureGates);
+      return handleDelete(scope, deps.admission, deps.featureGates, deps.authorizer);
     case 'deletecollection':
       return handleDeleteCollection(scope, deps.admission, deps.featureGates);
     default:

@@ -42,8 +42,8 @@ const HANDLERS: Record<ReviewKind, ReviewHandler> = {
     if (typeof spec.namespace !== 'string' || spec.namespace === '') {
       throw invalid(scope.groupKind, '', [{ type: 'FieldValueRequired', field: 'spec.namespace' }]);
     }
-    const { resourceRules, nonResourceRules, incomplete } = await (authorizer.rulesFor?.(user, spec.namespace) ?? { resourceRules: [], nonResourceRules: [], incomplete: true });
-    return { ...review, status: { resourceRules, nonResourceRules, incomplete } };
+    const { resourceRules, nonResourceRules, incomplete, error } = await (authorizer.rulesFor?.(user, spec.namespace) ?? { resourceRules: [], nonResourceRules: [], incomplete: true });
+    return { ...review, status: { resourceRules, nonResourceRules, incomplete, ...(error ? { evaluationError: error } : {}) } };
   },
 };
 
@@ -83,6 +83,15 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
+/** resourceAttributes.fieldSelector / labelSelector's rawSelector, passed on as a request's selectors are. */
+function selectorsOf(ra: Record<string, unknown>): Pick<AuthorizationAttributes, 'fieldSelector' | 'labelSelector'> {
+  const raw = (v: unknown): string => (isPlainObject(v) ? str((v as { rawSelector?: unknown }).rawSelector) : '');
+  const out: Pick<AuthorizationAttributes, 'fieldSelector' | 'labelSelector'> = {};
+  if (raw(ra.fieldSelector)) out.fieldSelector = raw(ra.fieldSelector);
+  if (raw(ra.labelSelector)) out.labelSelector = raw(ra.labelSelector);
+  return out;
+}
+
 /** Validation (pkg/apis/authorization/validation) and the authorizer's answer. */
 async function accessReview(scope: ResourceScope, review: KubeObject, requester: UserInfo, kind: 'self' | 'cluster' | 'local', authorizer: Authorizer): Promise<KubeObject> {
   const spec = (isPlainObject(review.spec) ? review.spec : {}) as AccessSpec;
@@ -116,12 +125,14 @@ async function accessReview(scope: ResourceScope, review: KubeObject, requester:
         resource: str(ra.resource),
         subresource: str(ra.subresource),
         name: str(ra.name),
+        ...selectorsOf(ra),
       }
     : { user: subject, verb: str(nra!.verb), resourceRequest: false, path: str(nra!.path) };
-  const { decision, reason } = await authorizer.authorize(attrs);
+  const { decision, reason, error } = await authorizer.authorize(attrs);
   const status: Record<string, unknown> = { allowed: decision === 'Allow' };
   if (decision === 'Deny') status.denied = true;
   if (reason) status.reason = reason;
+  if (error) status.evaluationError = error;
   return { ...review, status };
 }
 

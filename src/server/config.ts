@@ -53,6 +53,18 @@ export interface ServerConfig {
   /** --max-mutating-requests-inflight: other requests served at once; 0: no limit. */
   maxMutatingRequestsInflight: number;
   verbosity: number;
+  /**
+   * --authorization-mode: the authorizers after system:masters, in order.
+   * Absent (embedders' default): authenticated users may do everything and
+   * anonymous ones what system:public-info-viewer grants (authz/interim.ts).
+   */
+  authorizationModes?: string[];
+  /** --authorization-policy-file: ABAC's policies (mode ABAC). */
+  authorizationPolicyFile?: string;
+  /** --authorization-webhook-*: the Webhook mode's endpoint (a kubeconfig file), SubjectAccessReview version and cache TTLs (ms). */
+  authorizationWebhook?: { configFile: string; version: 'v1' | 'v1beta1'; authorizedTtl: number; unauthorizedTtl: number };
+  /** --authorization-config: an AuthorizationConfiguration file naming the chain instead (reloaded on change). */
+  authorizationConfigFile?: string;
   /** --feature-gates, over the defaults. */
   featureGates: FeatureGates;
   /** --anonymous-auth: requests no authenticator has an opinion on are system:anonymous. */

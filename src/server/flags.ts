@@ -1,3 +1,5 @@
+import { parseGoDuration } from '../machinery/duration.js';
+
 /**
  * Command-line flags in kube-apiserver's (pflag) style: `--name=value`,
  * `--name value`, boolean `--name` / `--name=false`, repeatable list flags
@@ -33,18 +35,9 @@ export interface ParsedFlags {
 
 /** Go duration syntax: 300ms, 5s, 1m30s, 2h. */
 export function parseDuration(text: string): number {
-  if (text === '0') return 0;
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy;
-  const unitMs: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  let total = 0;
-  let pos = 0;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text)) !== null) {
-    total += Number(m[1]) * unitMs[m[2]!]!;
-    pos = re.lastIndex;
-  }
-  if (pos !== text.length || text.length === 0) throw new FlagError(`invalid duration "${text}"`);
-  return total;
+  const ms = parseGoDuration(text);
+  if (ms === undefined || ms < 0) throw new FlagError(`invalid duration "${text}"`);
+  return ms;
 }
 
 function convert(spec: FlagSpec, raw: string): FlagValue {

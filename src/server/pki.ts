@@ -55,19 +55,19 @@ const DAY_MS = 24 * 3600 * 1000;
 
 type X509Module = typeof import('@peculiar/x509');
 
+/** @peculiar/x509, set up on first use. */
+async function loadX509(): Promise<X509Module> {
+  // @peculiar/x509's dependency injection (tsyringe) needs the Reflect metadata API.
+  await import('reflect-metadata');
+  const x509 = await import('@peculiar/x509');
+  x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+  return x509;
+}
+
 export async function ensurePki(opts: PkiOptions): Promise<ServerPki> {
   const certDir = opts.certDir;
   if (certDir !== undefined) mkdirSync(certDir, { recursive: true, mode: 0o700 });
-  let x509: X509Module | undefined;
-  const lib = async (): Promise<X509Module> => {
-    if (!x509) {
-      // @peculiar/x509's dependency injection (tsyringe) needs the Reflect metadata API.
-      await import('reflect-metadata');
-      x509 = await import('@peculiar/x509');
-      x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
-    }
-    return x509;
-  };
+  const lib = loadX509;
 
   /** The pair kept as `<name>.crt`/`.key` in the cert dir while `reusable` accepts it, else a new one (saved there). */
   const kept = async (name: string, reusable: (certPem: string) => boolean, create: () => Promise<PemPair>): Promise<PemPair> => {
@@ -121,6 +121,11 @@ export async function ensurePki(opts: PkiOptions): Promise<ServerPki> {
     );
   }
   return pki;
+}
+
+/** A client certificate for `commonName` (the user) in `organizations` (its groups), signed by `ca` (tests, tooling). */
+export async function issueClientCert(ca: PemPair, commonName: string, organizations: string[]): Promise<PemPair> {
+  return issue(await loadX509(), ca, { commonName, organizations, names: [], usage: 'client' });
 }
 
 function writePair(certPath: string, keyPath: string, pair: PemPair): void {

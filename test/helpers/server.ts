@@ -41,7 +41,23 @@ export interface StartOptions {
   dataDir?: string;
   args?: string[];
   port?: number;
+  /**
+   * Keep RBAC as `capstan serve` sets it up. Otherwise authenticated users
+   * are bound to cluster-admin once the server is ready (tests written
+   * before RBAC, whose non-admin users may do everything, as the interim
+   * authorizer let them).
+   */
+  strictRbac?: boolean;
 }
+
+/** The binding that gives every authenticated user of a test server everything (see StartOptions.strictRbac). */
+export const AUTHENTICATED_ADMIN_BINDING = {
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'ClusterRoleBinding',
+  metadata: { name: 'capstan-tests:authenticated-cluster-admin' },
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+  subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:authenticated' }],
+};
 
 export function tempDir(prefix = 'capstan-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -77,6 +93,10 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   });
   const kubeconfig = join(dataDir, 'admin.kubeconfig');
   const creds = credentialsFrom(kubeconfig);
+  if (!opts.strictRbac) {
+    const bound = await http({ url, creds }, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', { body: AUTHENTICATED_ADMIN_BINDING });
+    if (bound.status !== 201 && bound.status !== 409) throw new Error(`could not bind authenticated users to cluster-admin: ${bound.status} ${bound.text}`);
+  }
   return {
     url,
     port: Number(new URL(url).port),

@@ -175,6 +175,8 @@ describe('serve configuration', () => {
         serviceAccountMaxTokenExpiration: 0,
         serviceAccountExtendTokenExpiration: true,
       },
+      // --authorization-mode's default (added with RBAC).
+      authorizationModes: ['Node', 'RBAC'],
     });
   });
 

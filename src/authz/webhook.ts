@@ -1,0 +1,140 @@
+import { readFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { dirname, resolve } from 'node:path';
+import { decode } from '../codec/codec.js';
+import { YAML_TYPE } from '../codec/media-type.js';
+import type { AuthorizationAttributes, AuthorizationDecision, Authorizer } from './authorizer.js';
+
+/**
+ * kube's webhook authorizer (apiserver/plugin/pkg/authorizer/webhook): each
+ * request the chain asks about is POSTed as a SubjectAccessReview (v1 or
+ * v1beta1) to the endpoint a kubeconfig file names; `allowed` allows,
+ * `denied` denies (stopping the chain), anything else is no opinion.
+ * Answers are cached (allowed for authorizedTTL, the rest for
+ * unauthorizedTTL); a failed call is the failure policy's decision, with
+ * the error (so the request is a 500 unless a later authorizer allows).
+ * Not built: matchConditions (CEL).
+ */
+
+export interface WebhookOptions {
+  kubeconfigFile: string;
+  version: 'v1' | 'v1beta1';
+  authorizedTtlMs: number;
+  unauthorizedTtlMs: number;
+  timeoutMs: number;
+  failurePolicy: 'NoOpinion' | 'Deny';
+}
+
+interface Endpoint {
+  url: URL;
+  ca?: string;
+  cert?: string;
+  key?: string;
+  token?: string;
+}
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** The endpoint and credentials of a kubeconfig file (its current context, else its first cluster and user). */
+export function endpointFromKubeconfig(path: string): Endpoint {
+  const kc = obj(decode(readFileSync(path), YAML_TYPE));
+  const base = dirname(path);
+  const named = (list: unknown, name: string, field: string): Obj => {
+    const items = Array.isArray(list) ? list.map(obj) : [];
+    return obj((items.find((i) => i.name === name) ?? items[0])?.[field]);
+  };
+  const contexts = Array.isArray(kc.contexts) ? kc.contexts.map(obj) : [];
+  const context = obj((contexts.find((c) => c.name === kc['current-context']) ?? contexts[0])?.context);
+  const cluster = named(kc.clusters, str(context.cluster), 'cluster');
+  const user = named(kc.users, str(context.user), 'user');
+  const pem = (data: unknown, file: unknown): string | undefined => (str(data) ? Buffer.from(str(data), 'base64').toString('utf8') : str(file) ? readFileSync(resolve(base, str(file)), 'utf8') : undefined);
+  const endpoint: Endpoint = { url: new URL(str(cluster.server)) };
+  const ca = pem(cluster['certificate-authority-data'], cluster['certificate-authority']);
+  const cert = pem(user['client-certificate-data'], user['client-certificate']);
+  const key = pem(user['client-key-data'], user['client-key']);
+  if (ca) endpoint.ca = ca;
+  if (cert) endpoint.cert = cert;
+  if (key) endpoint.key = key;
+  if (str(user.token)) endpoint.token = str(user.token);
+  return endpoint;
+}
+
+/** The SubjectAccessReview spec kube sends for the attributes (v1beta1 names the groups `group`). */
+export function reviewSpec(a: AuthorizationAttributes, version: 'v1' | 'v1beta1'): Obj {
+  const spec: Obj = { user: a.user.username, [version === 'v1' ? 'groups' : 'group']: a.user.groups };
+  if (a.user.uid) spec.uid = a.user.uid;
+  if (a.user.extra && Object.keys(a.user.extra).length > 0) spec.extra = a.user.extra;
+  if (a.resourceRequest) {
+    const ra: Obj = { namespace: a.namespace ?? '', verb: a.verb, group: a.group ?? '', version: a.version ?? '', resource: a.resource ?? '', subresource: a.subresource ?? '', name: a.name ?? '' };
+    if (a.fieldSelector) ra.fieldSelector = { rawSelector: a.fieldSelector };
+    if (a.labelSelector) ra.labelSelector = { rawSelector: a.labelSelector };
+    spec.resourceAttributes = ra;
+  } else {
+    spec.nonResourceAttributes = { path: a.path ?? '', verb: a.verb };
+  }
+  return spec;
+}
+
+export class WebhookAuthorizer implements Authorizer {
+  private readonly endpoint: Endpoint;
+  private readonly cache = new Map<string, { decision: AuthorizationDecision; expires: number }>();
+
+  constructor(private readonly opts: WebhookOptions) {
+    this.endpoint = endpointFromKubeconfig(opts.kubeconfigFile);
+  }
+
+  async authorize(attrs: AuthorizationAttributes): Promise<AuthorizationDecision> {
+    const spec = reviewSpec(attrs, this.opts.version);
+    const key = JSON.stringify(spec);
+    const cached = this.cache.get(key);
+    if (cached && cached.expires > Date.now()) return cached.decision;
+    let status: Obj;
+    try {
+      status = obj(obj(await this.post({ apiVersion: `authorization.k8s.io/${this.opts.version}`, kind: 'SubjectAccessReview', spec })).status);
+    } catch (err) {
+      return { decision: this.opts.failurePolicy, reason: '', error: (err as Error).message };
+    }
+    const reason = str(status.reason);
+    const decision: AuthorizationDecision = status.allowed === true ? { decision: 'Allow', reason } : status.denied === true ? { decision: 'Deny', reason } : { decision: 'NoOpinion', reason };
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(key, { decision, expires: Date.now() + (decision.decision === 'Allow' ? this.opts.authorizedTtlMs : this.opts.unauthorizedTtlMs) });
+    return decision;
+  }
+
+  private post(body: unknown): Promise<unknown> {
+    const data = JSON.stringify(body);
+    const e = this.endpoint;
+    return new Promise((resolvePost, reject) => {
+      const req = request(
+        e.url,
+        {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': Buffer.byteLength(data), ...(e.token ? { Authorization: `Bearer ${e.token}` } : {}) },
+          ...(e.ca ? { ca: e.ca } : {}),
+          ...(e.cert ? { cert: e.cert } : {}),
+          ...(e.key ? { key: e.key } : {}),
+          timeout: this.opts.timeoutMs,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) return reject(new Error(`the webhook answered ${res.statusCode}: ${text.slice(0, 200)}`));
+            try {
+              resolvePost(JSON.parse(text));
+            } catch {
+              reject(new Error('the webhook answered something that is not JSON'));
+            }
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`the webhook did not answer within ${this.opts.timeoutMs} ms`)));
+      req.on('error', reject);
+      req.end(data);
+    });
+  }
+}

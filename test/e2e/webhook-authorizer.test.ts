@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+
+import { loadAuthorizationConfiguration } from '../../src/authz/config-file.js';
+import { ApiServer } from '../../src/server/apiserver.js';
+import { ensurePki, issueClientCert } from '../../src/server/pki.js';
+import { writeKubeconfig } from '../../src/server/kubeconfig.js';
+import { http, removeDir, tempDir } from '../helpers/server.js';
+
+/** The Webhook authorizer: SubjectAccessReviews to a kubeconfig-described endpoint, its caches, deny stopping the chain, failures. */
+
+describe('Webhook authorizer', () => {
+  it('asks the webhook, caches its answers, stops the chain on denied, and fails closed with the error', async () => {
+    const dir = tempDir('capstan-webhook-');
+    const hookPki = await ensurePki({ servingNames: [], adminUser: 'hook-client', adminGroups: [] });
+    const seen: Array<Record<string, any>> = [];
+    const hook: Server = createServer({ key: hookPki.serving.key, cert: hookPki.serving.cert }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        seen.push(review);
+        const user = review.spec.user as string;
+        const status = user === 'allow-me' ? { allowed: true, reason: 'hook says yes' } : user === 'deny-me' ? { allowed: false, denied: true, reason: 'hook says no' } : { allowed: false };
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ ...review, status }));
+      });
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    const kubeconfig = join(dir, 'webhook.kubeconfig');
+    writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${(hook.address() as AddressInfo).port}/authorize`, caPem: hookPki.servingCa!, clientCertPem: hookPki.admin!.cert, clientKeyPem: hookPki.admin!.key, user: 'apiserver' });
+    const server = new ApiServer({ config: { dataDir: join(dir, 'data'), authorizationModes: ['Webhook', 'RBAC'], authorizationWebhook: { configFile: kubeconfig, version: 'v1', authorizedTtl: 60_000, unauthorizedTtl: 60_000 } } });
+    await server.start();
+    try {
+      const admin = server.client('webhook-test');
+      const sar = async (user: string) => {
+        const r = await admin.create({ group: 'authorization.k8s.io', version: 'v1', resource: 'subjectaccessreviews' }, { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, groups: ['g1'], resourceAttributes: { namespace: 'default', verb: 'get', resource: 'pods', name: 'p' } } });
+        return r.status as { allowed: boolean; denied?: boolean; reason?: string; evaluationError?: string };
+      };
+      assert.deepEqual(await sar('allow-me'), { allowed: true, reason: 'hook says yes' });
+      const sent = seen.at(-1)!;
+      assert.equal(sent.apiVersion, 'authorization.k8s.io/v1');
+      assert.equal(sent.kind, 'SubjectAccessReview');
+      assert.deepEqual(sent.spec, { user: 'allow-me', groups: ['g1'], resourceAttributes: { namespace: 'default', verb: 'get', group: '', version: '', resource: 'pods', subresource: '', name: 'p' } });
+      const calls = seen.length;
+      assert.deepEqual(await sar('allow-me'), { allowed: true, reason: 'hook says yes' });
+      assert.equal(seen.length, calls, 'answered from the cache');
+      // denied stops the chain: RBAC's cluster-admin binding is never asked.
+      await admin.create({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings' }, {
+        apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'deny-me-admin' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'deny-me' }],
+      });
+      assert.deepEqual(await sar('deny-me'), { allowed: false, denied: true, reason: 'hook says no' });
+      // No opinion: RBAC decides (nothing bound here).
+      assert.equal((await sar('nobody')).allowed, false);
+      // The webhook gone: an uncached question is the failure policy's (no opinion) with the error; a real request is a 500.
+      await new Promise<void>((r) => hook.close(() => r()));
+      hook.closeAllConnections();
+      const failed = await sar('someone-new');
+      assert.equal(failed.allowed, false);
+      assert.ok(failed.evaluationError, 'the error is reported');
+      const ca = { cert: readFileSync(join(dir, 'data', 'pki', 'ca.crt'), 'utf8'), key: readFileSync(join(dir, 'data', 'pki', 'ca.key'), 'utf8') };
+      const pair = await issueClientCert(ca, 'someone-new', []);
+      const res = await http({ url: server.url, creds: { ca: server.pki.servingCa!, cert: pair.cert, key: pair.key } }, 'GET', '/api/v1/namespaces/default/pods');
+      assert.equal(res.status, 500);
+      assert.equal(res.json.reason, 'InternalError');
+      // A cached answer still stands.
+      assert.equal((await sar('allow-me')).allowed, true);
+    } finally {
+      await server.stop();
+      hook.close();
+      removeDir(dir);
+    }
+  });
+
+  it('validates a configuration file\'s webhook as kube does', () => {
+    const dir = tempDir('capstan-webhook-config-');
+    try {
+      const file = join(dir, 'authz.yaml');
+      writeFileSync(file, `apiVersion: apiserver.config.k8s.io/v1
+kind: AuthorizationConfiguration
+authorizers:
+- type: Webhook
+  name: hook
+  webhook:
+    timeout: 45s
+    authorizedTTL: 5m
+    subjectAccessReviewVersion: v2
+    failurePolicy: Maybe
+    connectionInfo:
+      type: KubeConfigFile
+      kubeConfigFile: relative.kubeconfig
+`);
+      assert.throws(
+        () => loadAuthorizationConfiguration(file),
+        (e: unknown) =>
+          (e as Error).message ===
+          '[authorizers[0].timeout: Invalid value: "45s": must be > 0s and <= 30s, authorizers[0].unauthorizedTTL: Required value, authorizers[0].subjectAccessReviewVersion: Unsupported value: "v2": supported values: "v1", "v1beta1", authorizers[0].failurePolicy: Unsupported value: "Maybe": supported values: "NoOpinion", "Deny", authorizers[0].connectionInfo.kubeConfigFile: Invalid value: "relative.kubeconfig": must be an absolute path]',
+      );
+    } finally {
+      removeDir(dir);
+    }
+  });
+});
