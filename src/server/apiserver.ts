@@ -383,7 +383,7 @@ export class ApiServer {
       [
         requestTimeout(this.config.requestTimeout),
         authentication(authenticator, { anonymous: this.options.anonymousAuth ?? true }),
-        impersonation,
+        impersonation(this.authorizer),
         // Priority and fairness would take this place; without it kube-apiserver bounds requests in flight.
         maxInFlight({ readOnly: this.config.maxRequestsInflight, mutating: this.config.maxMutatingRequestsInflight }),
         authorization(this.authorizer),
