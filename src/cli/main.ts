@@ -2,6 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { RuntimeConfigError } from '../api/catalog.js';
+import { AuthenticationSetupError } from '../authn/extensions.js';
 import { ApiServer } from '../server/apiserver.js';
 import { capstanPackageVersion, versionInfo } from '../server/version.js';
 import { configFromFlags, FLAG_SPECS } from '../server/options.js';
@@ -45,6 +46,11 @@ async function serve(argv: string[]): Promise<number> {
     if (err instanceof RuntimeConfigError) {
       process.stderr.write(`Error: ${err.message}\nRun 'capstan serve --help' for usage.\n`);
       return 2;
+    }
+    // kube-apiserver exits with its authentication setup error before serving.
+    if (err instanceof AuthenticationSetupError) {
+      process.stderr.write(`Error: ${err.message}\n`);
+      return 1;
     }
     throw err;
   }

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { mkdirSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { AdmissionChain, type AdmissionPlugin } from '../admission/admission.js';
 import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
@@ -11,6 +12,8 @@ import type { ResourceInfo } from '../api/types.js';
 import { UnionAuthenticator, type Authenticator } from '../authn/authenticator.js';
 import { ClientCertAuthenticator } from '../authn/client-cert.js';
 import { LoopbackAuthenticator, PRIVILEGED_GROUP } from '../authn/loopback.js';
+import { buildExtensionAuthenticators, type ExtensionAuthenticators } from '../authn/extensions.js';
+import { ClusterAuthenticationTrust } from '../controllers/cluster-authentication-trust.js';
 import { UnionAuthorizer, type Authorizer } from '../authz/authorizer.js';
 import { InterimAuthorizer } from '../authz/interim.js';
 import { PrivilegedGroupsAuthorizer } from '../authz/privileged-groups.js';
@@ -119,6 +122,8 @@ export class ApiServer {
   private readonly handler: Handler;
   private readonly authorizer: Authorizer;
   private readonly loopbackAuthenticator = new LoopbackAuthenticator();
+  /** The authenticating proxy, JWT issuers and token webhook the flags configure. */
+  private readonly authnExtensions: ExtensionAuthenticators;
   /** The server's own requests into its handler chain (kube's loopback client), in memory. */
   private readonly loopback: LoopbackTransport;
   private shuttingDown = false;
@@ -138,6 +143,7 @@ export class ApiServer {
     this.catalog = ApiCatalog.load({ runtimeConfig: this.config.runtimeConfig });
     // As kube-apiserver: system:masters (the loopback client's group) is allowed before any other authorizer is asked.
     this.authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([PRIVILEGED_GROUP]), ...(options.authorizers ?? [new InterimAuthorizer()])]);
+    this.authnExtensions = buildExtensionAuthenticators(this.config.authnExtensions ?? {}, { logger: this.logger, apiServerId: `capstan-${randomUUID()}` });
     this.watchStreams = new WatchStreams({ maxBufferedBytes: this.config.maxWatchBufferedBytes ?? 0, shutdown: this.shutdownController.signal });
     this.handler = this.buildHandler();
     this.loopback = new LoopbackTransport((req, res) => this.handle(req, res), this.loopbackAuthenticator.token);
@@ -204,8 +210,21 @@ export class ApiServer {
     }
 
     this.registerHealthChecks();
+    this.authnExtensions.start();
     await this.listen();
     this.controllers.push(...(this.options.controllers ?? []));
+    // Every server publishes its part of how clients and front proxies are trusted (kube-system/extension-apiserver-authentication).
+    const requestHeader = this.authnExtensions.requestHeader;
+    this.controllers.push(
+      new ClusterAuthenticationTrust(
+        this.client('kube-apiserver'),
+        {
+          ...(this.pki.clientCa ? { clientCa: this.pki.clientCa } : {}),
+          ...(requestHeader ? { requestHeader: { ...requestHeader, clientCa: requestHeader.clientCaPem } } : {}),
+        },
+        (message) => this.logger.error(message),
+      ),
+    );
     this.controllers.push(
       this.leaderOnly('kubernetes-service', () => new KubernetesService(this.client('kube-apiserver'), {
         range: parseCidr(cfg.serviceClusterIpRange),
@@ -225,7 +244,7 @@ export class ApiServer {
       });
     // A stop() during start-up ends the loopback under the controllers' first writes: not a failure.
     this.controllersSynced.catch((err: unknown) => this.shuttingDown || this.logger.error(`controller start failed: ${(err as Error).message}`));
-    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams), `${this.config.bindAddress}:${this.port}`);
+    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, this.authnExtensions.jwt?.metrics), `${this.config.bindAddress}:${this.port}`);
     if (this.pki.admin && cfg.adminKubeconfig !== undefined) writeKubeconfig(cfg.adminKubeconfig, this.adminKubeconfig());
   }
 
@@ -378,11 +397,15 @@ export class ApiServer {
    */
   private buildHandler(): Handler {
     // The loopback token first, as kube-apiserver wraps its authenticators.
-    const authenticator = new UnionAuthenticator([this.loopbackAuthenticator, ...(this.options.authenticators ?? [new ClientCertAuthenticator()])]);
+    const ext = this.authnExtensions;
+    const authenticator = new UnionAuthenticator([this.loopbackAuthenticator, ...ext.beforeClientCerts, ...(this.options.authenticators ?? [new ClientCertAuthenticator()]), ...ext.tokens]);
+    const anonymousFlag = this.options.anonymousAuth ?? true;
+    // The configuration file's `anonymous` section, when it has one, decides instead of the flag.
+    const anonymous = ext.jwt?.anonymousConfig ? (path: string): boolean => ext.jwt?.anonymousAllowed(path) ?? anonymousFlag : anonymousFlag;
     return chain(
       [
         requestTimeout(this.config.requestTimeout),
-        authentication(authenticator, { anonymous: this.options.anonymousAuth ?? true }),
+        authentication(authenticator, { anonymous }),
         impersonation(this.authorizer),
         // Priority and fairness would take this place; without it kube-apiserver bounds requests in flight.
         maxInFlight({ readOnly: this.config.maxRequestsInflight, mutating: this.config.maxMutatingRequestsInflight }),
@@ -438,6 +461,7 @@ export class ApiServer {
     // Hand leadership over first, so another process takes the work at once.
     await this.elector?.stop();
     for (const c of this.controllers) c.stop();
+    this.authnExtensions.stop();
     this.stopCompactor?.();
     // The controllers' last writes finish before the store closes.
     await this.loopback.close();

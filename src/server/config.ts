@@ -1,3 +1,4 @@
+import type { AuthnExtensionOptions } from '../authn/extensions.js';
 import type { FeatureGates } from '../machinery/feature-gates.js';
 
 /** Everything `capstan serve` can be told, after flags and defaults. */
@@ -54,4 +55,6 @@ export interface ServerConfig {
   verbosity: number;
   /** --feature-gates, over the defaults. */
   featureGates: FeatureGates;
+  /** The authenticating proxy, OIDC / --authentication-config and token webhook flags (authn/extensions.ts). */
+  authnExtensions?: AuthnExtensionOptions;
 }

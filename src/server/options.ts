@@ -3,6 +3,7 @@ import { FlagError, parseFlags, type FlagSpec, type ParsedFlags } from './flags.
 import { parseCidr } from '../registry/services/cidr.js';
 import { FeatureGateError, FeatureGates, featureGatesHelp } from '../machinery/feature-gates.js';
 import type { ServerConfig } from './config.js';
+import { AUTHN_EXTENSION_FLAG_SPECS, authnExtensionsFromFlags } from './authn-flags.js';
 
 export const FLAG_SPECS: FlagSpec[] = [
   { name: 'secure-port', type: 'int', default: '6443', help: 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.' },
@@ -39,6 +40,7 @@ export const FLAG_SPECS: FlagSpec[] = [
   { name: 'v', type: 'int', default: '0', help: 'Number for the log level verbosity.' },
   { name: 'help', type: 'bool', default: 'false', help: 'Help for serve.' },
   { name: 'feature-gates', type: 'stringArray', default: '', help: featureGatesHelp() },
+  ...AUTHN_EXTENSION_FLAG_SPECS,
 ];
 
 function str(p: ParsedFlags, name: string): string {
@@ -122,6 +124,8 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
   if (str(p, 'etcd-cafile')) config.etcdCaFile = resolve(cwd, str(p, 'etcd-cafile'));
   if (str(p, 'etcd-certfile')) config.etcdCertFile = resolve(cwd, str(p, 'etcd-certfile'));
   if (str(p, 'etcd-keyfile')) config.etcdKeyFile = resolve(cwd, str(p, 'etcd-keyfile'));
+  const authn = authnExtensionsFromFlags(p, cwd);
+  if (Object.keys(authn).length > 0) config.authnExtensions = authn;
   return { config, help: p.values.get('help') === true, args: p.args };
 }
 

@@ -7,7 +7,7 @@ import type { Filter } from './chain.js';
  * opinion the request is system:anonymous (--anonymous-auth, on by
  * default); a credential that fails is 401 whatever the others say.
  */
-export function authentication(authenticator: Authenticator, opts: { anonymous: boolean }): Filter {
+export function authentication(authenticator: Authenticator, opts: { anonymous: boolean | ((path: string) => boolean) }): Filter {
   return async (ctx, next) => {
     let result;
     try {
@@ -17,7 +17,7 @@ export function authentication(authenticator: Authenticator, opts: { anonymous: 
       throw err;
     }
     if (result) ctx.user = result.user;
-    else if (opts.anonymous) ctx.user = ANONYMOUS;
+    else if (typeof opts.anonymous === 'function' ? opts.anonymous(ctx.url.pathname) : opts.anonymous) ctx.user = ANONYMOUS;
     else throw unauthorized();
     return next();
   };
