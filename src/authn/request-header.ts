@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
 import type { UserInfo } from '../machinery/context.js';
 import { AuthenticationError, type AuthenticationResult, type Authenticator } from './authenticator.js';
+import { withAuthenticatedGroup } from './bearer.js';
 
 /**
  * kube-apiserver's authenticating proxy (--requestheader-*): a front proxy
@@ -83,7 +84,7 @@ export class RequestHeaderAuthenticator implements Authenticator {
     this.clear(req);
     const user: UserInfo = { username, groups, extra };
     if (uid) user.uid = uid;
-    return { user };
+    return { user: withAuthenticatedGroup(user) };
   }
 
   private clear(req: IncomingMessage): void {

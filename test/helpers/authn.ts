@@ -125,7 +125,7 @@ export class RecordingAuthorizer implements Authorizer {
     if (a.verb === 'impersonate') this.impersonationChecks.push(a);
     else if (a.name) this.users.set(a.name, a.user);
     if (this.deny(a)) return { decision: 'NoOpinion', reason: '' };
-    if (a.user.username === 'system:anonymous') return { decision: 'NoOpinion', reason: '' };
+    if (a.user.username === 'system:anonymous' && a.resourceRequest) return { decision: 'NoOpinion', reason: '' };
     return { decision: 'Allow', reason: '' };
   }
 }
