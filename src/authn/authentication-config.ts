@@ -1,6 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { load } from 'js-yaml';
 import { fieldErrorString, type FieldError } from '../machinery/errors.js';
+import { goQuote, goRepr } from '../machinery/field-value.js';
 
 /**
  * AuthenticationConfiguration (apiserver.config.k8s.io/v1), the file of
@@ -199,7 +200,7 @@ export function validateAuthenticationConfig(c: AuthenticationConfiguration, ctx
   if (c.anonymous) {
     const conditions = c.anonymous.conditions ?? [];
     if (!c.anonymous.enabled && conditions.length > 0) {
-      errs.push({ type: 'FieldValueInvalid', field: 'anonymous.conditions', value: conditions.map((x) => x.path), detail: 'enabled should be set to true when conditions are defined' });
+      errs.push({ type: 'FieldValueInvalid', field: 'anonymous.conditions', value: goRepr(`[]apiserver.AnonymousAuthCondition{${conditions.map((x) => `apiserver.AnonymousAuthCondition{Path:${goQuote(x.path)}}`).join(', ')}}`), detail: 'enabled should be set to true when conditions are defined' });
     }
     const seen = new Set<string>();
     conditions.forEach((cond, i) => {
