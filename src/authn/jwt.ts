@@ -24,6 +24,8 @@ export const ALL_SIGNING_ALGS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'E
 const NOT_BEFORE_LEEWAY_S = 300;
 const FETCH_TIMEOUT_MS = 10_000;
 const SUCCESS_CACHE_MS = 10_000;
+const DISCOVERY_RETRY_MS = 1_000;
+const KEYS_REFRESH_MS = 1_000;
 const MAX_CACHE_ENTRIES = 10_000;
 
 export class JwtAuthenticator implements Authenticator {
@@ -31,6 +33,8 @@ export class JwtAuthenticator implements Authenticator {
   private ready: Promise<void> | undefined;
   private refreshing: Promise<void> | undefined;
   private jwksUri = '';
+  private lastFailure: { at: number; error: Error } | undefined;
+  private keysFetchedAt = 0;
   private readonly cache = new Map<string, { expires: number; result: AuthenticationResult }>();
 
   constructor(
@@ -38,12 +42,24 @@ export class JwtAuthenticator implements Authenticator {
     private readonly signingAlgs: string[] = ALL_SIGNING_ALGS,
   ) {}
 
-  /** Fetches discovery and keys (again after a failure); resolves once this issuer can verify tokens. */
+  /**
+   * Fetches discovery and keys; resolves once this issuer can verify tokens.
+   * After a failure the next attempt waits DISCOVERY_RETRY_MS (tokens meanwhile
+   * fail at once), so a flood of tokens for an unreachable issuer is not a flood of fetches.
+   */
   initialize(): Promise<void> {
-    this.ready ??= this.discover().catch((err: unknown) => {
-      this.ready = undefined;
-      throw err;
-    });
+    if (this.ready) return this.ready;
+    if (this.lastFailure && Date.now() - this.lastFailure.at < DISCOVERY_RETRY_MS) return Promise.reject(this.lastFailure.error);
+    this.ready = this.discover().then(
+      () => {
+        this.lastFailure = undefined;
+      },
+      (err: unknown) => {
+        this.ready = undefined;
+        this.lastFailure = { at: Date.now(), error: err instanceof Error ? err : new Error(String(err)) };
+        throw err;
+      },
+    );
     return this.ready;
   }
 
@@ -92,12 +108,21 @@ export class JwtAuthenticator implements Authenticator {
   private async fetchKeys(): Promise<void> {
     const set = await this.fetchJson(this.jwksUri);
     if (!Array.isArray(set.keys)) throw new Error(`oidc: failed to decode keys: no "keys" in ${this.jwksUri}`);
+    this.keysFetchedAt = Date.now();
     this.keys = (set.keys as unknown[]).filter((k): k is JWK => typeof k === 'object' && k !== null && typeof (k as JWK).kty === 'string');
   }
 
-  /** One fetch at a time, however many tokens name an unknown key. */
+  /**
+   * One fetch at a time, however many tokens name an unknown key, and at
+   * most one a KEYS_REFRESH_MS: tokens with made-up key ids cannot make this
+   * server hammer the issuer; a real rotation waits that long at most.
+   */
   private refreshKeys(): Promise<void> {
-    this.refreshing ??= this.fetchKeys().finally(() => {
+    this.refreshing ??= (async () => {
+      const wait = this.keysFetchedAt + KEYS_REFRESH_MS - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      await this.fetchKeys();
+    })().finally(() => {
       this.refreshing = undefined;
     });
     return this.refreshing;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT, generateKeyPair } from 'jose';
 import { ApiServer } from '../../src/server/apiserver.js';
-import { http, removeDir, tempDir } from '../helpers/server.js';
+import { eventually, http, removeDir, tempDir } from '../helpers/server.js';
 import { OidcProvider, probeName, RecordingAuthorizer } from '../helpers/authn.js';
 
 /** JWT authentication against an OpenID provider served over TLS by the test: the --oidc-* flags and --authentication-config. */
@@ -212,6 +212,37 @@ describe('anonymous section of --authentication-config', () => {
       assert.equal(version.json.reason, 'Unauthorized');
     } finally {
       await server.stop();
+      removeDir(dir);
+    }
+  });
+});
+
+describe('issuer discovery', () => {
+  it('uses discoveryURL as given, and refuses tokens while the discovered issuer differs from issuer.url', async () => {
+    const provider = await OidcProvider.start();
+    const dir = tempDir();
+    const file = join(dir, 'authn.yaml');
+    const ca = provider.ca.trim().split('\n').map((l) => `      ${l}`).join('\n');
+    writeFileSync(
+      file,
+      `apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\njwt:\n- issuer:\n    url: ${provider.url}\n    discoveryURL: ${provider.url}/other/discovery\n    certificateAuthority: |\n${ca}\n    audiences: [capstan]\n  claimMappings:\n    username: {claim: sub, prefix: ""}\n`,
+    );
+    const authorizer = new RecordingAuthorizer();
+    provider.reportedIssuer = 'https://impostor.example';
+    const server = new ApiServer({ authorizers: [authorizer], config: { authnExtensions: { authenticationConfigFile: file } } });
+    await server.start();
+    try {
+      assert.equal((await seen(server, authorizer, await provider.token({ sub: 'x' }))).status, 401);
+      provider.reportedIssuer = undefined;
+      // Discovery is tried again a moment after a failure.
+      const r = await eventually(async () => {
+        const s = await seen(server, authorizer, await provider.token({ sub: 'x' }));
+        return s.status === 404 ? s : undefined;
+      });
+      assert.deepEqual(r.user, { username: 'x', groups: ['system:authenticated'] });
+    } finally {
+      await server.stop();
+      await provider.close();
       removeDir(dir);
     }
   });
