@@ -13,7 +13,11 @@ export function authentication(authenticator: Authenticator, opts: { anonymous: 
     try {
       result = await authenticator.authenticate(ctx.req);
     } catch (err) {
-      if (err instanceof AuthenticationError) throw unauthorized();
+      if (err instanceof AuthenticationError) {
+        // As kube: the client sees only "Unauthorized"; why (a webhook's status.error, a JWT check) goes to the log.
+        ctx.logger.error(`Unable to authenticate the request due to an error: ${err.message}`);
+        throw unauthorized();
+      }
       throw err;
     }
     if (result) ctx.user = result.user;
