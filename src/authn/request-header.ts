@@ -24,6 +24,8 @@ export interface RequestHeaderOptions {
   allowedNames: string[];
 }
 
+const TRUSTED = '';
+const NO_CERTIFICATE = 'no certificate';
 const CLIENT_AUTH_EKU = '1.3.6.1.5.5.7.3.2';
 const ANY_EKU = '2.5.29.37.0';
 
@@ -33,6 +35,8 @@ export class RequestHeaderAuthenticator implements Authenticator {
   private readonly uidHeaders: string[];
   private readonly groupHeaders: string[];
   private readonly extraPrefixes: string[];
+  /** Per connection; its certificate's validity period is checked when the connection is first used. */
+  private readonly verdicts = new WeakMap<object, string>();
 
   constructor(private readonly opts: RequestHeaderOptions) {
     this.roots = parseCertificates(opts.clientCaPem);
@@ -46,16 +50,28 @@ export class RequestHeaderAuthenticator implements Authenticator {
   async authenticate(req: IncomingMessage): Promise<AuthenticationResult | undefined> {
     const socket = req.socket as TLSSocket;
     if (typeof socket.getPeerCertificate !== 'function') return undefined;
+    let verdict = this.verdicts.get(socket);
+    if (verdict === undefined) {
+      verdict = this.judge(socket);
+      this.verdicts.set(socket, verdict);
+    }
+    if (verdict === NO_CERTIFICATE) return undefined;
+    if (verdict !== TRUSTED) throw new AuthenticationError(verdict);
+    return this.fromHeaders(req);
+  }
+
+  /** The connection's certificate, checked once per connection (it cannot change on it): TRUSTED, NO_CERTIFICATE or why not. */
+  private judge(socket: TLSSocket): string {
     const peer = socket.getPeerCertificate(true);
-    if (!peer || !peer.raw) return undefined;
+    if (!peer || !peer.raw) return NO_CERTIFICATE;
     const leaf = new X509Certificate(peer.raw);
     const failure = this.verify(leaf, intermediatesOf(peer));
-    if (failure) throw new AuthenticationError(`verifying certificate ${describe(leaf)} failed: ${failure}`);
+    if (failure) return `verifying certificate ${describe(leaf)} failed: ${failure}`;
     if (this.opts.allowedNames.length > 0) {
       const cn = commonName(leaf);
-      if (!this.opts.allowedNames.includes(cn)) throw new AuthenticationError(`x509: subject with cn=${cn} is not in the allowed list`);
+      if (!this.opts.allowedNames.includes(cn)) return `x509: subject with cn=${cn} is not in the allowed list`;
     }
-    return this.fromHeaders(req);
+    return TRUSTED;
   }
 
   /** The user the headers name; undefined without a username. */
