@@ -12,7 +12,9 @@ import { httpsRequest, type HttpsTarget } from './https-client.js';
  * kube-apiserver's token webhook (--authentication-token-webhook-*): a
  * bearer token is POSTed in a TokenReview to the service the kubeconfig
  * file names; its answer, success or refusal, is kept for the cache TTL per
- * token and audiences. A refusal with `status.error` fails with that text.
+ * token and audiences. A refusal with `status.error` fails with that text
+ * (logged; the client sees kube's plain 401). Failed calls are retried with
+ * kube's backoff and never kept.
  */
 
 export interface TokenWebhookOptions {
@@ -32,6 +34,10 @@ interface WebhookTarget extends HttpsTarget {
 
 const WEBHOOK_TIMEOUT_MS = 30_000;
 const MAX_CACHE_ENTRIES = 10_000;
+const RETRY_STEPS = 5;
+const RETRY_INITIAL_MS = 500;
+const RETRY_FACTOR = 1.5;
+const RETRY_JITTER = 0.2;
 
 interface Cached {
   expires: number;
@@ -74,11 +80,8 @@ export class TokenWebhookAuthenticator implements Authenticator {
   private async review(token: string, audiences: string[]): Promise<Cached> {
     const apiVersion = `authentication.k8s.io/${this.opts.version}`;
     const body = JSON.stringify({ apiVersion, kind: 'TokenReview', metadata: { creationTimestamp: null }, spec: { token, ...(audiences.length > 0 ? { audiences } : {}) }, status: { user: {} } });
-    this.calls++;
     // Transport failures and bad answers are not kept: the next request asks again.
-    const answer = await httpsRequest(this.target.server, this.target, { method: 'POST', body, timeoutMs: WEBHOOK_TIMEOUT_MS }).catch((err: Error) => {
-      throw new AuthenticationError(`Post "${this.target.server}": ${err.message}`);
-    });
+    const answer = await this.post(body);
     if (answer.status < 200 || answer.status > 299) throw new AuthenticationError(`the server responded with the status code ${answer.status}`);
     let review: TokenReviewAnswer;
     try {
@@ -93,6 +96,32 @@ export class TokenWebhookAuthenticator implements Authenticator {
       if (this.cache.size < MAX_CACHE_ENTRIES) this.cache.set(createHash('sha256').update(JSON.stringify([audiences, token])).digest('base64'), { ...entry, expires: Date.now() + this.opts.cacheTtlMs });
     }
     return entry;
+  }
+
+  /**
+   * kube's webhook client with DefaultAuthWebhookRetryBackoff: a transport
+   * failure, a 429 or a 5xx is tried again, up to RETRY_STEPS times, waiting
+   * 500 ms × 1.5ⁿ (with up to 20 % jitter) in between.
+   */
+  private async post(body: string): Promise<{ status: number; body: string }> {
+    let delay = RETRY_INITIAL_MS;
+    for (let attempt = 1; ; attempt++) {
+      this.calls++;
+      let answer: { status: number; body: string } | undefined;
+      let failure: Error | undefined;
+      try {
+        answer = await httpsRequest(this.target.server, this.target, { method: 'POST', body, timeoutMs: WEBHOOK_TIMEOUT_MS });
+      } catch (err) {
+        failure = err as Error;
+      }
+      const retriable = failure !== undefined || answer!.status === 429 || answer!.status >= 500;
+      if (!retriable || attempt >= RETRY_STEPS) {
+        if (failure) throw new AuthenticationError(`Post "${this.target.server}": ${failure.message}`);
+        return answer!;
+      }
+      await new Promise((r) => setTimeout(r, delay * (1 + Math.random() * RETRY_JITTER)));
+      delay *= RETRY_FACTOR;
+    }
   }
 
   private entryFrom(status: TokenReviewStatus, audiences: string[]): Cached {

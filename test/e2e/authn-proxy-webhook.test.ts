@@ -117,8 +117,13 @@ describe('token webhook', () => {
     webhook = await startTlsServer(webhookPki, (req, res, body) => {
       const review = JSON.parse(body) as { apiVersion: string; spec: { token: string; audiences?: string[] } };
       received.push(review);
+      if (review.spec.token === 'flaky-token' && received.filter((r) => r.spec.token === 'flaky-token').length === 1) {
+        res.statusCode = 503;
+        res.end();
+        return;
+      }
       const status =
-        review.spec.token === 'good-token'
+        review.spec.token === 'good-token' || review.spec.token === 'flaky-token'
           ? { authenticated: true, user: { username: 'webhook-user', uid: 'w-1', groups: ['hooked'], extra: { 'acme.com/via': ['webhook'] } } }
           : { authenticated: false, error: 'token is revoked' };
       res.setHeader('Content-Type', 'application/json');
@@ -187,6 +192,9 @@ describe('token webhook', () => {
       assert.equal((await get(server, 'good-token', authorizer)).status, 404);
       assert.equal(received.length, start + 2);
       assert.equal(received[start]!.apiVersion, 'authentication.k8s.io/v1');
+      // A 503 is tried again (kube's webhook backoff).
+      assert.equal((await get(server, 'flaky-token', authorizer)).status, 404);
+      assert.equal(received.filter((r) => r.spec.token === 'flaky-token').length, 2);
     } finally {
       await server.stop();
       removeDir(dir);
