@@ -98,7 +98,7 @@ export class RequestHeaderAuthenticator implements Authenticator {
       }
     }
     this.clear(req);
-    const user: UserInfo = { username, groups, extra };
+    const user: UserInfo = { username, groups, ...(Object.keys(extra).length > 0 ? { extra } : {}) };
     if (uid) user.uid = uid;
     return { user: withAuthenticatedGroup(user) };
   }

@@ -47,7 +47,7 @@ describe('impersonation', () => {
     const before = authorizer.impersonationChecks.length;
     const r = await seenAs({ 'Impersonate-User': 'alice', 'Impersonate-Group': ['dev', 'ops'] });
     assert.equal(r.status, 404);
-    assert.deepEqual(r.user, { username: 'alice', groups: ['dev', 'ops', 'system:authenticated'], extra: {} });
+    assert.deepEqual(r.user, { username: 'alice', groups: ['dev', 'ops', 'system:authenticated'] });
     const checks = authorizer.impersonationChecks.slice(before).map((a) => [a.user.username, a.resource, a.name, a.group]);
     assert.deepEqual(checks, [
       ['carol', 'users', 'alice', ''],
@@ -59,7 +59,7 @@ describe('impersonation', () => {
   it('a service account gets its groups unless groups are given, and the check is on serviceaccounts in its namespace', async () => {
     const before = authorizer.impersonationChecks.length;
     const r = await seenAs({ 'Impersonate-User': 'system:serviceaccount:team-a:builder' });
-    assert.deepEqual(r.user, { username: 'system:serviceaccount:team-a:builder', groups: ['system:serviceaccounts', 'system:serviceaccounts:team-a', 'system:authenticated'], extra: {} });
+    assert.deepEqual(r.user, { username: 'system:serviceaccount:team-a:builder', groups: ['system:serviceaccounts', 'system:serviceaccounts:team-a', 'system:authenticated'] });
     const check = authorizer.impersonationChecks[before]!;
     assert.equal(check.resource, 'serviceaccounts');
     assert.equal(check.namespace, 'team-a');
@@ -110,7 +110,7 @@ describe('impersonation', () => {
     const ok = await kubectl({ kubeconfig }, ['get', 'configmaps', '-n', 'default', 'kube-root-ca.crt', '--as', 'alice', '--as-group', 'dev', '--as-group', 'qa', '-o', 'name']);
     assert.equal(ok.code, 0, ok.stderr);
     assert.equal(ok.stdout.trim(), 'configmap/kube-root-ca.crt');
-    assert.deepEqual(authorizer.users.get('kube-root-ca.crt'), { username: 'alice', groups: ['dev', 'qa', 'system:authenticated'], extra: {} });
+    assert.deepEqual(authorizer.users.get('kube-root-ca.crt'), { username: 'alice', groups: ['dev', 'qa', 'system:authenticated'] });
     const refused = await kubectl({ kubeconfig }, ['get', 'configmaps', '-n', 'default', '--as', 'mallory']);
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /users "mallory" is forbidden: User "carol" cannot impersonate resource "users" in API group "" at the cluster scope/);

@@ -142,7 +142,7 @@ export function impersonation(authorizer: Authorizer): Filter {
       if (!groups.includes('system:authenticated') && !groups.includes('system:unauthenticated')) groups.push('system:authenticated');
     } else if (!groups.includes('system:unauthenticated')) groups.push('system:unauthenticated');
     ctx.authenticatedUser = requestor;
-    ctx.user = { username, ...(uid !== undefined ? { uid } : {}), groups, extra };
+    ctx.user = { username, ...(uid !== undefined ? { uid } : {}), groups, ...(Object.keys(extra).length > 0 ? { extra } : {}) };
     for (const header of Object.keys(ctx.req.headers)) {
       if (header === USER || header === GROUP || header === UID || header.startsWith(EXTRA_PREFIX)) delete ctx.req.headers[header];
     }
