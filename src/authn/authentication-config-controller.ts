@@ -87,6 +87,8 @@ export class JwtAuthenticators implements Authenticator {
     } else {
       config = { jwt: opts.oidc ? [jwtAuthenticatorFromOidcFlags(opts.oidc)] : [] };
       this.signingAlgs = opts.oidc?.signingAlgs ?? ALL_SIGNING_ALGS;
+      const unsupported = this.signingAlgs.find((alg) => !ALL_SIGNING_ALGS.includes(alg));
+      if (unsupported !== undefined) throw new Error(`oidc: unsupported signing alg: ${JSON.stringify(unsupported)}`);
     }
     const errs = this.validate(config);
     if (errs) throw new Error(`invalid authentication configuration: ${errs}`);

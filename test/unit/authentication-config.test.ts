@@ -123,6 +123,7 @@ describe('--oidc-* flags', () => {
         () => new JwtAuthenticators({ oidc: flags({ issuerUrl: 'http://idp' }), apiServerId: 'x', logger }),
         (e: unknown) => (e as Error).message === 'invalid authentication configuration: jwt[0].issuer.url: Invalid value: "http://idp": URL scheme must be https',
       );
+      assert.throws(() => new JwtAuthenticators({ oidc: flags({ signingAlgs: ['RS256', 'HS256'] }), apiServerId: 'x', logger }), /^Error: oidc: unsupported signing alg: "HS256"$/);
       assert.throws(() => new JwtAuthenticators({ configFile: join(dir, 'missing.yaml'), apiServerId: 'x', logger }), /^Error: failed to load authentication configuration from file ".*missing.yaml": ENOENT/);
     } finally {
       removeDir(dir);
