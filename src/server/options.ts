@@ -4,6 +4,7 @@ import { parseCidr } from '../registry/services/cidr.js';
 import { FeatureGateError, FeatureGates, featureGatesHelp } from '../machinery/feature-gates.js';
 import type { ServerConfig } from './config.js';
 import { TOKEN_AUTHN_FLAG_SPECS, tokenAuthnFromFlags } from './token-authn-options.js';
+import { AUTHN_EXTENSION_FLAG_SPECS, authnExtensionsFromFlags } from './authn-flags.js';
 
 export const FLAG_SPECS: FlagSpec[] = [
   { name: 'secure-port', type: 'int', default: '6443', help: 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.' },
@@ -41,6 +42,7 @@ export const FLAG_SPECS: FlagSpec[] = [
   { name: 'help', type: 'bool', default: 'false', help: 'Help for serve.' },
   { name: 'feature-gates', type: 'stringArray', default: '', help: featureGatesHelp() },
   ...TOKEN_AUTHN_FLAG_SPECS,
+  ...AUTHN_EXTENSION_FLAG_SPECS,
 ];
 
 function str(p: ParsedFlags, name: string): string {
@@ -125,6 +127,8 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
   if (str(p, 'etcd-cafile')) config.etcdCaFile = resolve(cwd, str(p, 'etcd-cafile'));
   if (str(p, 'etcd-certfile')) config.etcdCertFile = resolve(cwd, str(p, 'etcd-certfile'));
   if (str(p, 'etcd-keyfile')) config.etcdKeyFile = resolve(cwd, str(p, 'etcd-keyfile'));
+  const authn = authnExtensionsFromFlags(p, cwd);
+  if (Object.keys(authn).length > 0) config.authnExtensions = authn;
   return { config, help: p.values.get('help') === true, args: p.args };
 }
 
