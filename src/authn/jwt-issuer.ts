@@ -5,6 +5,7 @@ import { AuthenticationError, type AuthenticationResult } from './authenticator.
 import type { TokenAuthenticator } from './bearer-token.js';
 import type { JwtAuthenticatorConfig } from './authentication-config.js';
 import { audiencesOf, unverifiedClaims } from './jwt.js';
+import { TokenCache } from './token-cache.js';
 import { httpsRequest } from './https-client.js';
 
 /**
@@ -26,7 +27,6 @@ const FETCH_TIMEOUT_MS = 10_000;
 const SUCCESS_CACHE_MS = 10_000;
 const DISCOVERY_RETRY_MS = 1_000;
 const KEYS_REFRESH_MS = 1_000;
-const MAX_CACHE_ENTRIES = 10_000;
 
 export class JwtIssuerAuthenticator implements TokenAuthenticator {
   private keys: JWK[] = [];
@@ -35,7 +35,7 @@ export class JwtIssuerAuthenticator implements TokenAuthenticator {
   private jwksUri = '';
   private lastFailure: { at: number; error: Error } | undefined;
   private keysFetchedAt = 0;
-  private readonly cache = new Map<string, { expires: number; result: AuthenticationResult }>();
+  private readonly cache = new TokenCache<AuthenticationResult>();
 
   constructor(
     readonly config: JwtAuthenticatorConfig,
@@ -67,9 +67,8 @@ export class JwtIssuerAuthenticator implements TokenAuthenticator {
     const claims = unverifiedClaims(token);
     if (!claims || claims.iss !== this.config.issuer.url) return undefined;
     const key = createHash('sha256').update(token).digest('base64');
-    const now = Date.now();
     const hit = this.cache.get(key);
-    if (hit && hit.expires > now) return hit.result;
+    if (hit) return hit;
     try {
       await this.initialize();
     } catch (err) {
@@ -79,9 +78,9 @@ export class JwtIssuerAuthenticator implements TokenAuthenticator {
     // CEL claim mappings and validation rules would be evaluated here; configurations holding them are refused at load (authentication-config.ts, NO_CEL).
     const user = this.mapClaims(verified);
     const result: AuthenticationResult = { user };
+    const now = Date.now();
     const exp = typeof verified.exp === 'number' ? verified.exp * 1000 : now;
-    if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.clear();
-    this.cache.set(key, { expires: Math.min(now + SUCCESS_CACHE_MS, exp), result });
+    this.cache.set(key, result, Math.min(now + SUCCESS_CACHE_MS, exp));
     return result;
   }
 

@@ -200,4 +200,26 @@ describe('token webhook', () => {
       removeDir(dir);
     }
   });
+
+  it('asks for --api-audiences, and for a TokenReview\'s own audiences; users it names are in system:authenticated', async () => {
+    const { server, dir, authorizer } = await serverWith('v1', 0);
+    try {
+      const start = received.length;
+      const ok = await get(server, 'good-token', authorizer);
+      assert.equal(ok.status, 404);
+      assert.deepEqual(received[start]!.spec.audiences, ['https://kubernetes.default.svc.cluster.local']);
+      const kc = server.adminKubeconfig();
+      const admin = { url: server.url, creds: { ca: kc.caPem ?? '', cert: kc.clientCertPem, key: kc.clientKeyPem } };
+      const review = await http(admin, 'POST', '/apis/authentication.k8s.io/v1/tokenreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 'good-token', audiences: ['other'] } } });
+      assert.equal(review.status, 201);
+      assert.deepEqual(received[start + 1]!.spec.audiences, ['other']);
+      const status = review.json.status as { authenticated: boolean; user: { username: string; groups: string[] }; audiences: string[] };
+      assert.equal(status.authenticated, true);
+      assert.deepEqual(status.user.groups, ['hooked', 'system:authenticated']);
+      assert.deepEqual(status.audiences, ['other']);
+    } finally {
+      await server.stop();
+      removeDir(dir);
+    }
+  });
 });

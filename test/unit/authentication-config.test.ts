@@ -17,6 +17,7 @@ import { jwtAuthenticatorFromOidcFlags, type OidcFlags } from '../../src/authn/o
 import { stderrLogger } from '../../src/machinery/logger.js';
 import { configFromFlags } from '../../src/server/options.js';
 import { FlagError } from '../../src/server/flags.js';
+import { AuthenticationSetupError, buildTokenAuthentication } from '../../src/server/token-authn.js';
 import { ROOT, removeDir, tempDir } from '../helpers/server.js';
 
 /** AuthenticationConfiguration: decoding, kube's validation messages, the --oidc-* flag mapping and the start-up refusals. */
@@ -134,5 +135,41 @@ describe('--oidc-* flags', () => {
     const r = spawnSync(process.execPath, [join(ROOT, 'dist/src/cli/main.js'), 'serve', '--storage-backend', 'memory', '--secure-port', '0', '--oidc-issuer-url', 'http://idp.example', '--oidc-client-id', 'c'], { encoding: 'utf8', timeout: 30_000 });
     assert.equal(r.status, 1);
     assert.match(r.stderr, /^Error: invalid authentication configuration: jwt\[0\]\.issuer\.url: Invalid value: "http:\/\/idp\.example": URL scheme must be https$/m);
+  });
+});
+
+describe('authentication flags together (token and extension flags)', () => {
+  const build = (argv: string[]): void => {
+    const { config } = configFromFlags(argv);
+    const none = async (): Promise<undefined> => undefined;
+    buildTokenAuthentication(config.tokenAuthn, config.authnExtensions ?? {}, {
+      keyDir: undefined,
+      lookups: { serviceAccounts: none, secrets: none, pods: none, nodes: none },
+      logger: stderrLogger(),
+      apiServerId: 'x',
+    });
+  };
+
+  it('refuses --anonymous-auth given with a file that has an anonymous section', () => {
+    const dir = tempDir();
+    try {
+      const file = join(dir, 'a.yaml');
+      writeFileSync(file, 'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\nanonymous:\n  enabled: true\n');
+      assert.throws(() => build(['--anonymous-auth=false', '--authentication-config', file]), (e: unknown) => e instanceof AuthenticationSetupError && e.message === ANONYMOUS_CONFLICT);
+      assert.doesNotThrow(() => build(['--authentication-config', file]));
+    } finally {
+      removeDir(dir);
+    }
+  });
+
+  it('refuses a JWT issuer that is a service account issuer, as kube does', () => {
+    const refused = (argv: string[], issuer: string, saIssuers: string): void =>
+      assert.throws(
+        () => build(argv),
+        (e: unknown) => e instanceof AuthenticationSetupError && e.message === `invalid authentication configuration: jwt[0].issuer.url: Invalid value: "${issuer}": URL must not overlap with disallowed issuers: [${saIssuers}]`,
+      );
+    refused(['--oidc-issuer-url', 'https://kubernetes.default.svc.cluster.local', '--oidc-client-id', 'c'], 'https://kubernetes.default.svc.cluster.local', 'https://kubernetes.default.svc.cluster.local');
+    refused(['--service-account-issuer', 'https://sa.example', '--service-account-issuer', 'https://a.example', '--oidc-issuer-url', 'https://sa.example', '--oidc-client-id', 'c'], 'https://sa.example', 'https://a.example https://sa.example');
+    assert.doesNotThrow(() => build(['--oidc-issuer-url', 'https://idp.example', '--oidc-client-id', 'c']));
   });
 });
