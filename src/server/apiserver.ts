@@ -446,11 +446,11 @@ export class ApiServer {
   private buildHandler(): Handler {
     // The loopback token first, as kube-apiserver wraps its authenticators.
     const apiAudiences = this.config.tokenAuthn.apiAudiences;
-    // The authenticating proxy is built in start(); before client certificates, as kube orders them.
-    const requestHeader: Authenticator = { authenticate: async (req) => this.tokenAuthn?.requestHeader?.authenticate(req) };
+    // The authenticating proxy (built in start()) is asked before client certificates, as kube orders them.
+    const requestHeader: Authenticator[] = this.config.authnExtensions?.requestHeader ? [{ authenticate: async (req) => this.tokenAuthn?.requestHeader?.authenticate(req) }] : [];
     const authenticator = new UnionAuthenticator([
       this.loopbackAuthenticator,
-      requestHeader,
+      ...requestHeader,
       ...(this.options.authenticators ?? [new ClientCertAuthenticator(), new BearerTokenAuthenticator(this.tokens, apiAudiences)]),
     ]);
     const anonymousFlag = this.options.anonymousAuth ?? this.config.anonymousAuth;
