@@ -5,6 +5,7 @@ import { RuntimeConfigError } from '../api/catalog.js';
 import { AuthorizationConfigError } from '../authz/config-file.js';
 import { PolicyFileError } from '../authz/abac.js';
 import { ApiServer } from '../server/apiserver.js';
+import { AuthenticationSetupError } from '../server/token-authn.js';
 import { capstanPackageVersion, versionInfo } from '../server/version.js';
 import { configFromFlags, FLAG_SPECS } from '../server/options.js';
 import { FlagError, usage } from '../server/flags.js';
@@ -69,7 +70,9 @@ async function serve(argv: string[]): Promise<number> {
   try {
     await server.start();
   } catch (err) {
-    process.stderr.write(`capstan: failed to start: ${(err as Error).message}\n`);
+    // kube-apiserver exits with its authentication setup error before serving.
+    if (err instanceof AuthenticationSetupError) process.stderr.write(`Error: ${err.message}\n`);
+    else process.stderr.write(`capstan: failed to start: ${(err as Error).message}\n`);
     await server.stop().catch(() => undefined);
     return 1;
   }

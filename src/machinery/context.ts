@@ -20,6 +20,8 @@ export class RequestContext {
   readonly auditId: string;
   readonly started = process.hrtime.bigint();
   user: UserInfo | undefined;
+  /** The user authentication named, when impersonation replaced `user` with another (audit records both). */
+  authenticatedUser: UserInfo | undefined;
   /** Warning header values to send with the response. */
   readonly warnings: string[] = [];
   /** Audit annotations the request's handlers and admission add (key → value). */

@@ -1,3 +1,4 @@
+import type { AuthenticationConfigMetrics } from '../authn/authentication-config-controller.js';
 import type { WatchCacheStats } from '../cache/watch-cache.js';
 
 /**
@@ -25,6 +26,8 @@ export class Metrics {
   constructor(
     private readonly caches: CacheStatsSource,
     private readonly watches?: WatchStreamStatsSource,
+    /** Reloads of --authentication-config, when the server has one. */
+    private readonly authnConfig?: AuthenticationConfigMetrics,
   ) {}
 
   private async build(): Promise<import('prom-client').Registry> {
@@ -75,7 +78,45 @@ export class Metrics {
         },
       });
     }
+    if (this.authnConfig) this.authenticationConfigMetrics(prom, registry, this.authnConfig);
     return registry;
+  }
+
+  /** kube-apiserver's authentication config controller metrics (k8s.io/apiserver/pkg/server/options/authenticationconfig/metrics). */
+  private authenticationConfigMetrics(prom: PromClient, registry: import('prom-client').Registry, m: AuthenticationConfigMetrics): void {
+    const id = m.apiServerIdHash;
+    new prom.Counter({
+      name: 'apiserver_authentication_config_controller_automatic_reloads_total',
+      help: '[BETA] Total number of automatic reloads of authentication configuration split by status and apiserver identity.',
+      labelNames: ['status', 'apiserver_id_hash'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        if (m.reloads.success > 0) this.inc({ status: 'success', apiserver_id_hash: id }, m.reloads.success);
+        if (m.reloads.failure > 0) this.inc({ status: 'failure', apiserver_id_hash: id }, m.reloads.failure);
+      },
+    });
+    new prom.Gauge({
+      name: 'apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds',
+      help: '[BETA] Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.',
+      labelNames: ['status', 'apiserver_id_hash'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        if (m.lastReload.success > 0) this.set({ status: 'success', apiserver_id_hash: id }, m.lastReload.success);
+        if (m.lastReload.failure > 0) this.set({ status: 'failure', apiserver_id_hash: id }, m.lastReload.failure);
+      },
+    });
+    new prom.Gauge({
+      name: 'apiserver_authentication_config_controller_last_config_info',
+      help: '[BETA] Information about the last applied authentication configuration with hash as label, split by apiserver identity.',
+      labelNames: ['apiserver_id_hash', 'hash'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        if (m.configHash) this.set({ apiserver_id_hash: id, hash: m.configHash }, 1);
+      },
+    });
   }
 
   async scrape(): Promise<{ body: string; contentType: string }> {

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { mkdirSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { AdmissionChain, type AdmissionPlugin } from '../admission/admission.js';
 import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
@@ -16,6 +17,7 @@ import { cachedLookup } from '../authn/object-lookup.js';
 import { tokenReviewer } from '../authn/token-review.js';
 import { buildTokenAuthentication, type TokenAuthentication } from './token-authn.js';
 import { LegacyTokenSecrets } from '../controllers/legacy-token-secrets.js';
+import { ClusterAuthenticationTrust } from '../controllers/cluster-authentication-trust.js';
 import { UnionAuthorizer, type Authorizer } from '../authz/authorizer.js';
 import { InterimAuthorizer } from '../authz/interim.js';
 import { PrivilegedGroupsAuthorizer } from '../authz/privileged-groups.js';
@@ -151,7 +153,7 @@ export class ApiServer {
   private authorizerInformers: Informer[] = [];
   private reloadingAuthorizer: ReloadingAuthorizer | undefined;
   private readonly loopbackAuthenticator = new LoopbackAuthenticator();
-  /** Static, bootstrap and service account tokens; built in start() (keys may be generated into the data dir). */
+  /** The authenticating proxy and every token authenticator the flags configure; built in start() (keys may be generated into the data dir). */
   private tokenAuthn: TokenAuthentication | undefined;
   /** Every token authenticator, asked in turn (bearer tokens and TokenReview). */
   private readonly tokens: TokenAuthenticator = { authenticateToken: (token, audiences) => this.tokenUnion.authenticateToken(token, audiences) };
@@ -259,6 +261,7 @@ export class ApiServer {
 
     await this.rbacBootstrapRun;
     this.registerHealthChecks();
+    this.tokenAuthn?.start();
     await this.listen();
     this.controllers.push(...(this.options.controllers ?? []));
     // Every process serves the stored CRDs; their status and cleanup are the leader's (apiextensions-apiserver's controllers).
@@ -270,6 +273,18 @@ export class ApiServer {
       const clusterRoles = this.registry.storeFor(this.catalog.knownResource('rbac.authorization.k8s.io', 'v1', 'clusterroles')!);
       this.controllers.push(this.leaderOnly('clusterrole-aggregation', () => new ClusterRoleAggregation(clusterRoles, this.client('clusterrole-aggregation-controller'))));
     }
+    // Every server publishes its part of how clients and front proxies are trusted (kube-system/extension-apiserver-authentication).
+    const requestHeader = this.tokenAuthn?.requestHeaderInfo;
+    this.controllers.push(
+      new ClusterAuthenticationTrust(
+        this.client('kube-apiserver'),
+        {
+          ...(this.pki.clientCa ? { clientCa: this.pki.clientCa } : {}),
+          ...(requestHeader ? { requestHeader: { ...requestHeader, clientCa: requestHeader.clientCaPem } } : {}),
+        },
+        (message) => this.logger.error(message),
+      ),
+    );
     this.controllers.push(
       this.leaderOnly('kubernetes-service', () => new KubernetesService(this.client('kube-apiserver'), {
         range: parseCidr(cfg.serviceClusterIpRange),
@@ -289,7 +304,8 @@ export class ApiServer {
       });
     // A stop() during start-up ends the loopback under the controllers' first writes: not a failure.
     this.controllersSynced.catch((err: unknown) => this.shuttingDown || this.logger.error(`controller start failed: ${(err as Error).message}`));
-    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery());
+    const authnConfigMetrics = cfg.authnExtensions?.authenticationConfigFile ? this.tokenAuthn?.jwt?.metrics : undefined;
+    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, authnConfigMetrics), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery());
     if (this.pki.admin && cfg.adminKubeconfig !== undefined) writeKubeconfig(cfg.adminKubeconfig, this.adminKubeconfig());
   }
 
@@ -331,13 +347,14 @@ export class ApiServer {
     };
   }
 
-  /** kube's token authenticators from the --token-auth-file, bootstrap and --service-account-* flags; lookups through the watch caches. */
+  /** kube's authenticators from the authentication flags (token-authn.ts); lookups through the watch caches. */
   private buildTokenAuthentication(): void {
     const core = (name: string) => cachedLookup(() => this.registry.storeFor(this.catalog.resource('', 'v1', name)!));
-    this.tokenAuthn = buildTokenAuthentication(this.config.tokenAuthn, {
+    this.tokenAuthn = buildTokenAuthentication(this.config.tokenAuthn, this.config.authnExtensions ?? {}, {
       keyDir: this.config.certDir,
       lookups: { serviceAccounts: core('serviceaccounts'), secrets: core('secrets'), pods: core('pods'), nodes: core('nodes') },
       logger: this.logger,
+      apiServerId: `capstan-${randomUUID()}`,
     });
     this.tokenUnion = new TokenUnion(this.tokenAuthn.authenticators);
   }
@@ -559,15 +576,21 @@ export class ApiServer {
   private buildHandler(): Handler {
     // The loopback token first, as kube-apiserver wraps its authenticators.
     const apiAudiences = this.config.tokenAuthn.apiAudiences;
+    // The authenticating proxy (built in start()) is asked before client certificates, as kube orders them.
+    const requestHeader: Authenticator[] = this.config.authnExtensions?.requestHeader ? [{ authenticate: async (req) => this.tokenAuthn?.requestHeader?.authenticate(req) }] : [];
     const authenticator = new UnionAuthenticator([
       this.loopbackAuthenticator,
+      ...requestHeader,
       ...(this.options.authenticators ?? [new ClientCertAuthenticator(), new BearerTokenAuthenticator(this.tokens, apiAudiences)]),
     ]);
+    const anonymousFlag = this.options.anonymousAuth ?? this.config.anonymousAuth;
+    // The configuration file's `anonymous` section, when it has one, decides instead of the flag.
+    const anonymous = (path: string): boolean => this.tokenAuthn?.jwt?.anonymousAllowed(path) ?? anonymousFlag;
     return chain(
       [
         requestTimeout(this.config.requestTimeout),
-        authentication(authenticator, { anonymous: this.options.anonymousAuth ?? this.config.anonymousAuth, apiAudiences }),
-        impersonation,
+        authentication(authenticator, { anonymous, apiAudiences }),
+        impersonation(this.authorizer),
         // Priority and fairness would take this place; without it kube-apiserver bounds requests in flight.
         maxInFlight({ readOnly: this.config.maxRequestsInflight, mutating: this.config.maxMutatingRequestsInflight }),
         authorization(this.authorizer),
@@ -626,6 +649,7 @@ export class ApiServer {
     for (const c of this.controllers) c.stop();
     for (const i of this.authorizerInformers) i.stop();
     this.reloadingAuthorizer?.stop();
+    this.tokenAuthn?.stop();
     this.stopCompactor?.();
     // The controllers' last writes finish before the store closes.
     await this.loopback.close();

@@ -1,4 +1,5 @@
 import type { FeatureGates } from '../machinery/feature-gates.js';
+import type { AuthnExtensionOptions } from './authn-flags.js';
 import type { TokenAuthnConfig } from './token-authn-options.js';
 
 /** Everything `capstan serve` can be told, after flags and defaults. */
@@ -71,4 +72,6 @@ export interface ServerConfig {
   anonymousAuth: boolean;
   /** Static, bootstrap and service account tokens (token-authn-options.ts). */
   tokenAuthn: TokenAuthnConfig;
+  /** The authenticating proxy, OIDC / --authentication-config and token webhook flags (authn-flags.ts). */
+  authnExtensions?: AuthnExtensionOptions;
 }
