@@ -225,3 +225,43 @@ describe('CRD naming', () => {
     ]);
   });
 });
+
+describe('CRD validation: the schema content', () => {
+  const untyped = (c: Record<string, any>): void => {
+    c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.color = { description: 'no type' };
+  };
+
+  it('a property without type is not structural (collapsed schema: spec.validation)', () => {
+    assert.deepEqual(errors(crd(untyped)), ['spec.validation.openAPIV3Schema.properties[spec].properties[color].type: Required value: must not be empty for specified object fields']);
+  });
+
+  it('per-version schemas are checked at their version', () => {
+    const two = crd((c) => {
+      c.spec.versions.push({ name: 'v2', served: true, storage: false, schema: structuredClone(SCHEMA) });
+      untyped(c);
+    });
+    assert.deepEqual(errors(two), ['spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[color].type: Required value: must not be empty for specified object fields']);
+  });
+
+  it('the status subresource restricts the root', () => {
+    const withStatus = crd((c) => {
+      c.spec.versions[0].subresources = { status: {} };
+      c.spec.versions[0].schema.openAPIV3Schema.type = 'array';
+      c.spec.versions[0].schema.openAPIV3Schema.items = { type: 'string' };
+    });
+    assert.ok(errors(withStatus).includes('spec.validation.openAPIV3Schema.type: Invalid value: "array": only "object" is allowed as the type at the root of the schema if the status subresource is enabled'));
+  });
+
+  it('an update keeps what the old schema already broke (an unpruned default), and refuses new breakage', () => {
+    const unpruned = (c: Record<string, any>): void => {
+      c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.m = { type: 'object', default: { a: 1, x: 2 }, properties: { a: { type: 'integer' } } };
+      c.metadata.resourceVersion = '1';
+    };
+    const old = crd(unpruned);
+    assert.deepEqual(errors(old), ['spec.validation.openAPIV3Schema.properties[spec].properties[m].default: Invalid value: map[string]interface {}{"a":1, "x":2}: must not have unknown fields']);
+    const next = crd(unpruned);
+    (next.spec as Record<string, any>).names.shortNames = ['wd'];
+    assert.deepEqual(validateObjectUpdate(GROUP, KIND, next, old).map(fieldErrorString), []);
+    assert.deepEqual(validateObjectUpdate(GROUP, KIND, next, crd((c) => (c.metadata.resourceVersion = '1'))).map(fieldErrorString), errors(old));
+  });
+});

@@ -5,6 +5,8 @@ import { conditionTrue, type CrdColumn, type CrdNames, type CrdSpec, type CrdSub
 import { apiApprovalState, isProtectedGroup, API_APPROVED_ANNOTATION } from '../../apiextensions/versions.js';
 import { duplicate, forbidden, goRepr, invalid, notSupported, objs, required, str, tooMany, type Obj } from './field.js';
 import { isValidPortNum } from './pod-spec.js';
+import type { JsonObject } from '../../machinery/json-value.js';
+import { ratchetedSchemaValidationOptions, validateCustomResourceSchema, type CustomResourceSchemaValidationOptions } from '../../apiextensions/schema/index.js';
 
 /**
  * apiextensions.k8s.io/v1 CustomResourceDefinition validation with kube's
@@ -285,6 +287,23 @@ function validateConversion(spec: CrdSpec, requireRecognized: boolean): FieldErr
 interface SpecOptions {
   requireOpenApiSchema: boolean;
   requireRecognizedConversionReviewVersion: boolean;
+  /** The schema rules in force (on update, those the old CRD's schemas already broke are relaxed). */
+  schema: CustomResourceSchemaValidationOptions;
+}
+
+function hasStatus(sub: CrdSubresources | undefined): boolean {
+  return sub?.status !== undefined && sub.status !== null;
+}
+
+/** A version's openAPIV3Schema when it is an object (anything else is the decoder's business). */
+function openApiSchemaOf(v: CrdVersion | undefined): JsonObject | undefined {
+  const s = v?.schema?.openAPIV3Schema;
+  return typeof s === 'object' && s !== null && !Array.isArray(s) ? (s as JsonObject) : undefined;
+}
+
+/** Every openAPIV3Schema of a CRD (what the update options ratchet from). */
+function openApiSchemas(spec: CrdSpec): JsonObject[] {
+  return versionsOf(spec).flatMap((v): JsonObject[] => { const s = openApiSchemaOf(v); return s ? [s] : []; });
 }
 
 function hasDefaults(schema: unknown): boolean {
@@ -337,7 +356,8 @@ function validateSpec(spec: CrdSpec, opts: SpecOptions): FieldError[] {
     const e = isDns1035Label(name);
     if (e.length > 0) errs.push(invalid(`${p}.name`, name, joined(e)));
     errs.push(...validateDeprecationWarning(v, p));
-    // schema: validateCustomResourceSchema from apiextensions/schema (crd-schema branch) — per version (`${p}.schema`) when not collapsed.
+    const own = c.schema ? undefined : openApiSchemaOf(v);
+    if (own) errs.push(...validateCustomResourceSchema(own, `${p}.schema.openAPIV3Schema`, { ...opts.schema, statusSubresource: hasStatus(v.subresources) }));
     if (!c.subresources) errs.push(...validateSubresources(v.subresources, `${p}.subresources`));
     if (!c.columns) (v.additionalPrinterColumns ?? []).forEach((col, j) => errs.push(...validateColumn(col, `${p}.additionalPrinterColumns[${j}]`)));
     if (Array.isArray(v.selectableFields) && v.selectableFields.length > 0) {
@@ -355,7 +375,10 @@ function validateSpec(spec: CrdSpec, opts: SpecOptions): FieldError[] {
   if (!n.kind) errs.push(required('spec.names.kind'));
   if (!n.listKind) errs.push(required('spec.names.listKind'));
   errs.push(...validateNames(n, 'spec.names'));
-  // schema: validateCustomResourceSchema from apiextensions/schema (crd-schema branch) — the collapsed one at spec.validation.
+  const collapsedSchema = c.schema ? openApiSchemaOf(versions[0]) : undefined;
+  if (collapsedSchema) {
+    errs.push(...validateCustomResourceSchema(collapsedSchema, 'spec.validation.openAPIV3Schema', { ...opts.schema, statusSubresource: versions.some((v) => hasStatus(v.subresources)) }));
+  }
   if (c.subresources) errs.push(...validateSubresources(versions[0]?.subresources, 'spec.subresources'));
   if (c.columns) (versions[0]?.additionalPrinterColumns ?? []).forEach((col, j) => errs.push(...validateColumn(col, `spec.additionalPrinterColumns[${j}]`)));
 
@@ -430,7 +453,7 @@ export function validateCustomResourceDefinition(obj: Obj): FieldError[] {
   const spec = specOf(obj);
   return [
     ...nameErrors(obj),
-    ...validateSpec(spec, { requireOpenApiSchema: true, requireRecognizedConversionReviewVersion: true }),
+    ...validateSpec(spec, { requireOpenApiSchema: true, requireRecognizedConversionReviewVersion: true, schema: {} }),
     ...statusNames(obj),
     ...validateStoredVersions(obj, spec),
     ...validateApiApproval(obj, undefined),
@@ -451,6 +474,7 @@ export function validateCustomResourceDefinitionUpdate(obj: Obj, old: Obj): Fiel
   const errs = validateSpec(spec, {
     requireOpenApiSchema: oldVersions.every((v) => v.schema?.openAPIV3Schema !== undefined),
     requireRecognizedConversionReviewVersion: oldReview.length === 0 || oldReview.some((v) => CONVERSION_REVIEW_VERSIONS.includes(v)),
+    schema: ratchetedSchemaValidationOptions(openApiSchemas(oldSpec)),
   });
   if (conditionTrue(old, 'Established')) {
     errs.push(...immutable('spec.scope', spec.scope, oldSpec.scope));
