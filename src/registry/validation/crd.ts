@@ -6,7 +6,7 @@ import { apiApprovalState, isProtectedGroup, API_APPROVED_ANNOTATION } from '../
 import { duplicate, forbidden, goRepr, invalid, notSupported, objs, required, str, tooMany, type Obj } from './field.js';
 import { isValidPortNum } from './pod-spec.js';
 import type { JsonObject } from '../../machinery/json-value.js';
-import { ratchetedSchemaValidationOptions, validateCustomResourceSchema, type CustomResourceSchemaValidationOptions } from '../../apiextensions/schema/index.js';
+import { checkValidationRules, ratchetedSchemaValidationOptions, validateCustomResourceSchema, type CustomResourceSchemaValidationOptions } from '../../apiextensions/schema/index.js';
 
 /**
  * apiextensions.k8s.io/v1 CustomResourceDefinition validation with kube's
@@ -314,6 +314,17 @@ function hasDefaults(schema: unknown): boolean {
   return Object.entries(s).some(([k, v]) => k !== 'default' && k !== 'enum' && k !== 'example' && typeof v === 'object' && hasDefaults(v));
 }
 
+/**
+ * A schema's errors: its content, then (kube's CELErrors, after the schema
+ * errors) its x-kubernetes-validations compiled, type-checked and
+ * cost-estimated. kube skips CEL below a node with schema errors; this skips
+ * it for a schema with any.
+ */
+function schemaErrors(schema: JsonObject, path: string, opts: CustomResourceSchemaValidationOptions): FieldError[] {
+  const errs = validateCustomResourceSchema(schema, path, opts);
+  return errs.length > 0 ? errs : checkValidationRules(schema, path);
+}
+
 function validateSpec(spec: CrdSpec, opts: SpecOptions): FieldError[] {
   const errs: FieldError[] = [];
   const group = spec.group ?? '';
@@ -357,7 +368,7 @@ function validateSpec(spec: CrdSpec, opts: SpecOptions): FieldError[] {
     if (e.length > 0) errs.push(invalid(`${p}.name`, name, joined(e)));
     errs.push(...validateDeprecationWarning(v, p));
     const own = c.schema ? undefined : openApiSchemaOf(v);
-    if (own) errs.push(...validateCustomResourceSchema(own, `${p}.schema.openAPIV3Schema`, { ...opts.schema, statusSubresource: hasStatus(v.subresources) }));
+    if (own) errs.push(...schemaErrors(own, `${p}.schema.openAPIV3Schema`, { ...opts.schema, statusSubresource: hasStatus(v.subresources) }));
     if (!c.subresources) errs.push(...validateSubresources(v.subresources, `${p}.subresources`));
     if (!c.columns) (v.additionalPrinterColumns ?? []).forEach((col, j) => errs.push(...validateColumn(col, `${p}.additionalPrinterColumns[${j}]`)));
     if (Array.isArray(v.selectableFields) && v.selectableFields.length > 0) {
@@ -377,7 +388,7 @@ function validateSpec(spec: CrdSpec, opts: SpecOptions): FieldError[] {
   errs.push(...validateNames(n, 'spec.names'));
   const collapsedSchema = c.schema ? openApiSchemaOf(versions[0]) : undefined;
   if (collapsedSchema) {
-    errs.push(...validateCustomResourceSchema(collapsedSchema, 'spec.validation.openAPIV3Schema', { ...opts.schema, statusSubresource: versions.some((v) => hasStatus(v.subresources)) }));
+    errs.push(...schemaErrors(collapsedSchema, 'spec.validation.openAPIV3Schema', { ...opts.schema, statusSubresource: versions.some((v) => hasStatus(v.subresources)) }));
   }
   if (c.subresources) errs.push(...validateSubresources(versions[0]?.subresources, 'spec.subresources'));
   if (c.columns) (versions[0]?.additionalPrinterColumns ?? []).forEach((col, j) => errs.push(...validateColumn(col, `spec.additionalPrinterColumns[${j}]`)));
