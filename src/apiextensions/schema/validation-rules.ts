@@ -66,13 +66,6 @@ function rawRules(node: Structural): RawRule[] {
   }));
 }
 
-/** Whether the checked expression reads `oldSelf` (kube: the AST references it). */
-function readsOldSelf(expression: string): boolean {
-  // strip string literals so that 'oldSelf' in a message does not count
-  const code = expression.replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"/g, '""');
-  return /(^|[^A-Za-z0-9_.])oldSelf\b/.test(code);
-}
-
 /** A node's rule environments (plain, and with an optional oldSelf), built on first use and shared by its rules. */
 type EnvironmentOf = (optionalOldSelf: boolean) => RuleEnvironment | undefined;
 
@@ -87,13 +80,14 @@ function nodeEnvironments(node: Structural, isRoot: boolean): EnvironmentOf {
 }
 
 function compileRule(raw: RawRule, envOf: EnvironmentOf, bounds: readonly (number | undefined)[]): CompiledRule {
-  const usesOldSelf = readsOldSelf(raw.rule);
-  const env = envOf(raw.optionalOldSelf === true && usesOldSelf);
-  if (!env) return { raw, usesOldSelf, cost: 0, messageCost: 0 };
+  // kube compiles rules with optionalOldSelf where oldSelf is optional(self's type)
+  const env = envOf(raw.optionalOldSelf === true);
+  if (!env) return { raw, usesOldSelf: false, cost: 0, messageCost: 0 };
   const cardinality = pathCardinality(bounds);
-  const base = { raw, env, usesOldSelf };
-  if (raw.rule.trim() === '') return { ...base, cost: 0, messageCost: 0, ruleError: 'rule is not specified' };
+  if (raw.rule.trim() === '') return { raw, env, usesOldSelf: false, cost: 0, messageCost: 0, ruleError: 'rule is not specified' };
   const r = compile(raw.rule, env.environment, { returnTypes: ['bool'], wrongTypeDetail: RULE_MUST_BE_BOOL });
+  const usesOldSelf = r.ok && r.program.references.has('oldSelf');
+  const base = { raw, env, usesOldSelf };
   const program = r.ok ? r.program : undefined;
   const cost = program ? crdRuleCost(program.cost.max, cardinality, env.selfType) : 0;
   let messageProgram: Program | undefined;
