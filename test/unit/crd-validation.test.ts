@@ -264,4 +264,20 @@ describe('CRD validation: the schema content', () => {
     assert.deepEqual(validateObjectUpdate(GROUP, KIND, next, old).map(fieldErrorString), []);
     assert.deepEqual(validateObjectUpdate(GROUP, KIND, next, crd((c) => (c.metadata.resourceVersion = '1'))).map(fieldErrorString), errors(old));
   });
+
+  it('x-kubernetes-validations are compiled; an update leaving the schema unchanged does not enforce the per-rule cost limit again', () => {
+    const costly = (c: Record<string, any>): void => {
+      c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.tags = {
+        type: 'array', maxItems: 1000, items: { type: 'string', maxLength: 10 }, 'x-kubernetes-validations': [{ rule: 'self.all(x, self.exists(y, y == x))' }],
+      };
+      c.metadata.resourceVersion = '1';
+    };
+    const over = 'spec.validation.openAPIV3Schema.properties[spec].properties[tags].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of 1.000500x ' +
+      '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
+    assert.deepEqual(errors(crd(costly)), [over]);
+    const next = crd(costly);
+    (next.spec as Record<string, any>).names.shortNames = ['wd'];
+    assert.deepEqual(validateObjectUpdate(GROUP, KIND, next, crd(costly)).map(fieldErrorString), []);
+    assert.deepEqual(validateObjectUpdate(GROUP, KIND, next, crd((c) => (c.metadata.resourceVersion = '1'))).map(fieldErrorString), [over]);
+  });
 });

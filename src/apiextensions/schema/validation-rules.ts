@@ -153,9 +153,12 @@ const MAX_REPORTED_EXPENSIVE = 4;
  * `fldPath` (…openAPIV3Schema): compile and type errors, per-expression
  * cost over StaticEstimatedCostLimit, oldSelf where items are not
  * correlatable, optionalOldSelf without oldSelf, and the schema's total
- * cost over StaticEstimatedCRDCostLimit.
+ * cost over StaticEstimatedCRDCostLimit. `suppressPerExpressionCost`: a
+ * CRD update that leaves this schema as it was (kube does not refuse it
+ * for a per-expression limit it passed before).
  */
-export function checkValidationRules(schema: JsonObject, fldPath: string): FieldError[] {
+export function checkValidationRules(schema: JsonObject, fldPath: string, opts: { suppressPerExpressionCost?: boolean } = {}): FieldError[] {
+  const perExpressionCost = opts.suppressPerExpressionCost !== true;
   const errs: FieldError[] = [];
   let total = 0;
   const expensive: { path: string; cost: number }[] = [];
@@ -169,7 +172,7 @@ export function checkValidationRules(schema: JsonObject, fldPath: string): Field
   for (const node of compileSchema(parseStructural(schema), fldPath).values()) {
     node.rules.forEach((r, i) => {
       const p = indexPath(`${node.schemaPath}.x-kubernetes-validations`, i);
-      if (r.cost > STATIC_ESTIMATED_COST_LIMIT) errs.push({ type: 'FieldValueForbidden', field: `${p}.rule`, detail: costErrorMessage(RULE_COST_NAME, r.cost, STATIC_ESTIMATED_COST_LIMIT) });
+      if (perExpressionCost && r.cost > STATIC_ESTIMATED_COST_LIMIT) errs.push({ type: 'FieldValueForbidden', field: `${p}.rule`, detail: costErrorMessage(RULE_COST_NAME, r.cost, STATIC_ESTIMATED_COST_LIMIT) });
       observe(`${p}.rule`, r.cost);
       if (r.ruleError !== undefined) {
         errs.push(r.raw.rule.trim() === ''
@@ -178,7 +181,7 @@ export function checkValidationRules(schema: JsonObject, fldPath: string): Field
       }
       if (r.messageError !== undefined) errs.push({ type: 'FieldValueInvalid', field: `${p}.messageExpression`, value: ruleRepr(r.raw), detail: r.messageError });
       else if (r.messageProgram) {
-        if (r.messageCost > STATIC_ESTIMATED_COST_LIMIT) {
+        if (perExpressionCost && r.messageCost > STATIC_ESTIMATED_COST_LIMIT) {
           errs.push({ type: 'FieldValueForbidden', field: `${p}.messageExpression`, detail: costErrorMessage(MESSAGE_EXPRESSION_COST_NAME, r.messageCost, STATIC_ESTIMATED_COST_LIMIT) });
         }
         observe(`${p}.messageExpression`, r.messageCost);

@@ -289,6 +289,14 @@ interface SpecOptions {
   requireRecognizedConversionReviewVersion: boolean;
   /** The schema rules in force (on update, those the old CRD's schemas already broke are relaxed). */
   schema: CustomResourceSchemaValidationOptions;
+  /** On update, the versions whose schema did not change: their rules' per-expression cost limit is not enforced again. */
+  unchangedSchemas?: ReadonlySet<string>;
+}
+
+/** kube's findVersionsWithUnchangedSchemas. */
+function unchangedSchemaVersions(spec: CrdSpec, oldSpec: CrdSpec): Set<string> {
+  const old = new Map(versionsOf(oldSpec).map((v) => [str(v.name), v.schema]));
+  return new Set(versionsOf(spec).filter((v) => old.has(str(v.name)) && jsonEqual(v.schema ?? null, old.get(str(v.name)) ?? null)).map((v) => str(v.name)));
 }
 
 function hasStatus(sub: CrdSubresources | undefined): boolean {
@@ -320,9 +328,9 @@ function hasDefaults(schema: unknown): boolean {
  * cost-estimated. kube skips CEL below a node with schema errors; this skips
  * it for a schema with any.
  */
-function schemaErrors(schema: JsonObject, path: string, opts: CustomResourceSchemaValidationOptions): FieldError[] {
+function schemaErrors(schema: JsonObject, path: string, opts: CustomResourceSchemaValidationOptions, unchanged: boolean): FieldError[] {
   const errs = validateCustomResourceSchema(schema, path, opts);
-  return errs.length > 0 ? errs : checkValidationRules(schema, path);
+  return errs.length > 0 ? errs : checkValidationRules(schema, path, { suppressPerExpressionCost: unchanged });
 }
 
 function validateSpec(spec: CrdSpec, opts: SpecOptions): FieldError[] {
@@ -368,7 +376,7 @@ function validateSpec(spec: CrdSpec, opts: SpecOptions): FieldError[] {
     if (e.length > 0) errs.push(invalid(`${p}.name`, name, joined(e)));
     errs.push(...validateDeprecationWarning(v, p));
     const own = c.schema ? undefined : openApiSchemaOf(v);
-    if (own) errs.push(...schemaErrors(own, `${p}.schema.openAPIV3Schema`, { ...opts.schema, statusSubresource: hasStatus(v.subresources) }));
+    if (own) errs.push(...schemaErrors(own, `${p}.schema.openAPIV3Schema`, { ...opts.schema, statusSubresource: hasStatus(v.subresources) }, opts.unchangedSchemas?.has(name) === true));
     if (!c.subresources) errs.push(...validateSubresources(v.subresources, `${p}.subresources`));
     if (!c.columns) (v.additionalPrinterColumns ?? []).forEach((col, j) => errs.push(...validateColumn(col, `${p}.additionalPrinterColumns[${j}]`)));
     if (Array.isArray(v.selectableFields) && v.selectableFields.length > 0) {
@@ -388,7 +396,9 @@ function validateSpec(spec: CrdSpec, opts: SpecOptions): FieldError[] {
   errs.push(...validateNames(n, 'spec.names'));
   const collapsedSchema = c.schema ? openApiSchemaOf(versions[0]) : undefined;
   if (collapsedSchema) {
-    errs.push(...schemaErrors(collapsedSchema, 'spec.validation.openAPIV3Schema', { ...opts.schema, statusSubresource: versions.some((v) => hasStatus(v.subresources)) }));
+    // the internal form's spec.version is the first version's name
+    const unchanged = opts.unchangedSchemas?.has(str(versions[0]?.name)) === true;
+    errs.push(...schemaErrors(collapsedSchema, 'spec.validation.openAPIV3Schema', { ...opts.schema, statusSubresource: versions.some((v) => hasStatus(v.subresources)) }, unchanged));
   }
   if (c.subresources) errs.push(...validateSubresources(versions[0]?.subresources, 'spec.subresources'));
   if (c.columns) (versions[0]?.additionalPrinterColumns ?? []).forEach((col, j) => errs.push(...validateColumn(col, `spec.additionalPrinterColumns[${j}]`)));
@@ -486,6 +496,7 @@ export function validateCustomResourceDefinitionUpdate(obj: Obj, old: Obj): Fiel
     requireOpenApiSchema: oldVersions.every((v) => v.schema?.openAPIV3Schema !== undefined),
     requireRecognizedConversionReviewVersion: oldReview.length === 0 || oldReview.some((v) => CONVERSION_REVIEW_VERSIONS.includes(v)),
     schema: ratchetedSchemaValidationOptions(openApiSchemas(oldSpec)),
+    unchangedSchemas: unchangedSchemaVersions(spec, oldSpec),
   });
   if (conditionTrue(old, 'Established')) {
     errs.push(...immutable('spec.scope', spec.scope, oldSpec.scope));
