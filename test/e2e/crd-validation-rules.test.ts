@@ -156,18 +156,24 @@ describe('CRD schemas over the API', () => {
     assert.equal(dup.json.message, 'Label.rules.example.com "l" is invalid: spec.tags: Invalid value: "array": tags must be unique');
   });
 
-  it('a rule added by a CRD update applies to the next write, without a restart', async () => {
+  it('a rule added by a CRD update applies to the next write, without a restart; unchanged values are ratcheted with a Warning', async () => {
     const name = 'gauges.rules.example.com';
-    const current = (await http(c, 'GET', `${CRDS}/${name}`)).json;
-    const spec = current.spec.versions[0].schema.openAPIV3Schema.properties.spec;
-    spec['x-kubernetes-validations'].push({ rule: "self.owner.startsWith('team-')", message: 'owner must be a team' });
-    assert.equal((await http(c, 'PUT', `${CRDS}/${name}`, { body: current })).status, 200);
     const path = '/apis/rules.example.com/v1/namespaces/default/gauges';
+    const legacy = (await http(c, 'POST', path, { body: { apiVersion: 'rules.example.com/v1', kind: 'Gauge', metadata: { name: 'legacy' }, spec: { replicas: 1, maxReplicas: 2, owner: 'me' } } })).json;
+    const current = (await http(c, 'GET', `${CRDS}/${name}`)).json;
+    current.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.owner['x-kubernetes-validations'] = [{ rule: "self.startsWith('team-')", message: 'owner must be a team' }];
+    assert.equal((await http(c, 'PUT', `${CRDS}/${name}`, { body: current })).status, 200);
     const r = await eventually(async () => {
       const res = await http(c, 'POST', path, { body: { apiVersion: 'rules.example.com/v1', kind: 'Gauge', metadata: { name: 'solo' }, spec: { replicas: 1, maxReplicas: 1, owner: 'me' } } });
       if (res.status === 201) await http(c, 'DELETE', `${path}/solo`);
       return res.status === 422 ? res : undefined;
     });
-    assert.equal(r.json.message, 'Gauge.rules.example.com "solo" is invalid: spec: Invalid value: "object": owner must be a team');
+    assert.equal(r.json.message, 'Gauge.rules.example.com "solo" is invalid: spec.owner: Invalid value: "string": owner must be a team');
+    // the stored object keeps its owner: the update is accepted, the rule's error is a warning
+    const kept = await http(c, 'PUT', `${path}/legacy`, { body: { ...legacy, spec: { ...legacy.spec, replicas: 2 } } });
+    assert.equal(kept.status, 200);
+    assert.equal(kept.headers.warning, '299 - "spec.owner: Invalid value: \\"string\\": owner must be a team"');
+    const changed = await http(c, 'PUT', `${path}/legacy`, { body: { ...kept.json, spec: { ...kept.json.spec, owner: 'you' } } });
+    assert.equal(changed.status, 422);
   });
 });

@@ -151,6 +151,9 @@ describe('x-kubernetes-validations on custom resources', () => {
     const bad = obj({ ...good, name: 'x' });
     assert.equal(create(bad).length, 1);
     assert.deepEqual(update(obj({ ...good, name: 'x', min: 2 }), bad), []);
+    const warnings: string[] = [];
+    crs.validateUpdate(obj({ ...good, name: 'x', min: 2 }), bad, () => [], (w) => warnings.push(w));
+    assert.deepEqual(warnings, ["spec.name: Invalid value: \"string\": failed rule: self.startsWith('w')"]);
     assert.deepEqual(update(obj({ ...good, name: 'y' }), bad), ["spec.name: Invalid value: \"string\": failed rule: self.startsWith('w')"]);
   });
 

@@ -110,9 +110,13 @@ export class CustomResourceSchema {
     return this.check(obj, undefined, validateMeta);
   }
 
-  /** validate for an update: value errors of fields unchanged from `old` are ratcheted away, as kube does by default. */
-  validateUpdate(obj: JsonObject, old: JsonObject, validateMeta: EmbeddedMetaValidator): FieldError[] {
-    return this.check(obj, old, validateMeta);
+  /**
+   * validate for an update: value errors of fields unchanged from `old` are
+   * ratcheted away, as kube does by default; rule errors of unchanged values
+   * go to `warn` instead (kube's warnings).
+   */
+  validateUpdate(obj: JsonObject, old: JsonObject, validateMeta: EmbeddedMetaValidator, warn?: (text: string) => void): FieldError[] {
+    return this.check(obj, old, validateMeta, warn);
   }
 
   /** The schema's x-kubernetes-validations, compiled once. */
@@ -121,7 +125,7 @@ export class CustomResourceSchema {
     return (this.#rules ??= new ValidationRules(this.structural));
   }
 
-  private check(obj: JsonObject, old: JsonObject | undefined, validateMeta: EmbeddedMetaValidator): FieldError[] {
+  private check(obj: JsonObject, old: JsonObject | undefined, validateMeta: EmbeddedMetaValidator, warn?: (text: string) => void): FieldError[] {
     if (this.raw === undefined || this.structural === undefined) return [];
     const errs = [
       ...(old === undefined ? validateValue(obj, this.raw) : validateValueUpdate(obj, old, this.raw)),
@@ -134,7 +138,7 @@ export class CustomResourceSchema {
     if (errs.some((e) => e.type === 'FieldValueTypeInvalid')) {
       return [...errs, { type: 'FieldValueInvalid', field: '<nil>', value: 'null', detail: 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation' }];
     }
-    return [...errs, ...rules.validate(obj, old)];
+    return [...errs, ...rules.validate(obj, old, warn)];
   }
 }
 

@@ -8,7 +8,7 @@
  * reasons, field paths, transition rules and ratcheting.
  */
 
-import type { FieldError } from '../../machinery/errors.js';
+import { type FieldError, fieldErrorString } from '../../machinery/errors.js';
 import { goRepr } from '../../machinery/field-value.js';
 import { type JsonObject, type JsonValue, isJsonObject } from '../../machinery/json-value.js';
 import { jsonEqual } from '../../machinery/object.js';
@@ -243,6 +243,13 @@ const NIL_PATH = '<nil>';
 
 class Stop extends Error {}
 
+/** One validation's state: its errors, the runtime budget, where ratcheted errors go. */
+interface Run {
+  readonly errs: FieldError[];
+  readonly budget: CostBudget;
+  readonly warn: (text: string) => void;
+}
+
 /** The x-kubernetes-validations of one schema, compiled once; run them with validate(). */
 export class ValidationRules {
   private readonly nodes: Map<Structural, NodeRules>;
@@ -260,40 +267,42 @@ export class ValidationRules {
    * kube's CEL validator over an object (and, on update, its old version):
    * rules run with `self` (and `oldSelf` where an old value correlates, or
    * optional with optionalOldSelf), one runtime budget for the whole object;
-   * errors of values unchanged from their old value are ratcheted away
-   * (kube turns them into warnings) unless the rule reads oldSelf.
+   * errors of values unchanged from their old value are ratcheted: given
+   * to `warn` (kube's warnings), not returned, unless the rule reads oldSelf.
    */
-  validate(obj: JsonValue, old: JsonValue | undefined): FieldError[] {
+  validate(obj: JsonValue, old: JsonValue | undefined, warn?: (text: string) => void): FieldError[] {
     if (this.nodes.size === 0) return [];
     const errs: FieldError[] = [];
     const budget = new CostBudget(RUNTIME_CEL_COST_BUDGET);
+    const run: Run = { errs, budget, warn: warn ?? (() => undefined) };
     try {
-      this.walk(this.root, '', obj, old, errs, budget);
+      this.walk(this.root, '', obj, old, run);
     } catch (e) {
       if (!(e instanceof Stop)) throw e;
     }
     return errs;
   }
 
-  private walk(node: Structural, path: string, obj: JsonValue | undefined, old: JsonValue | undefined, errs: FieldError[], budget: CostBudget): void {
+  private walk(node: Structural, path: string, obj: JsonValue | undefined, old: JsonValue | undefined, run: Run): void {
     if (obj === undefined || obj === null) return;
     const rules = this.nodes.get(node);
-    if (rules) this.runRules(node, rules.rules, path, obj, old, errs, budget);
+    if (rules) this.runRules(node, rules.rules, path, obj, old, run);
     if (isJsonObject(obj)) {
       const oldObj = old !== undefined && isJsonObject(old) ? old : undefined;
-      for (const [k, p] of node.properties) if (k in obj) this.walk(p, path === '' ? k : `${path}.${k}`, obj[k], oldObj?.[k], errs, budget);
+      for (const [k, p] of node.properties) if (k in obj) this.walk(p, path === '' ? k : `${path}.${k}`, obj[k], oldObj?.[k], run);
       const ap = node.additionalProperties;
-      if (ap && ap !== true) for (const [k, v] of Object.entries(obj)) this.walk(ap, keyPath(path, k), v, oldObj?.[k], errs, budget);
+      if (ap && ap !== true) for (const [k, v] of Object.entries(obj)) this.walk(ap, keyPath(path, k), v, oldObj?.[k], run);
     } else if (Array.isArray(obj) && node.items) {
       const oldItems = node.listType === 'map' && Array.isArray(old) ? old : undefined;
       obj.forEach((item, i) => {
         const prev = oldItems ? correlatedItem(item, oldItems, node.listMapKeys) : undefined;
-        this.walk(node.items!, indexPath(path, i), item, prev, errs, budget);
+        this.walk(node.items!, indexPath(path, i), item, prev, run);
       });
     }
   }
 
-  private runRules(node: Structural, rules: CompiledRule[], path: string, obj: JsonValue, old: JsonValue | undefined, errs: FieldError[], budget: CostBudget): void {
+  private runRules(node: Structural, rules: CompiledRule[], path: string, obj: JsonValue, old: JsonValue | undefined, run: Run): void {
+    const { errs, budget } = run;
     const field = path === '' ? NIL_PATH : path;
     const type = node.type;
     const unchanged = old !== undefined && jsonEqual(obj, old);
@@ -330,7 +339,8 @@ export class ValidationRules {
       const at = r.raw.fieldPath ? childPath(path, normalizedFieldPath(r.raw.fieldPath)) || field : field;
       const ratcheted = unchanged && !r.usesOldSelf;
       const add = (e: FieldError): void => {
-        if (!ratcheted) errs.push(e);
+        if (ratcheted) run.warn(fieldErrorString(e));
+        else errs.push(e);
       };
       if (!r.messageProgram) {
         add(errorForReason(at, type, ruleMessageOrDefault(r.raw), r.raw.reason));
