@@ -35,6 +35,29 @@ export const SCHEMA: JsonObject = {
   },
 };
 
+/** The same schema with ten x-kubernetes-validations rules (one transition rule, one messageExpression), which the object passes. */
+export function withTenRules(schema: JsonObject): JsonObject {
+  const out = structuredClone(schema) as { properties: { spec: JsonObject & { properties: Record<string, JsonObject> } } };
+  const spec = out.properties.spec;
+  spec.properties.ports = { ...spec.properties.ports, maxItems: 16 };
+  spec.properties.tags = { ...spec.properties.tags, maxItems: 16, items: { type: 'string', maxLength: 16 } };
+  spec['x-kubernetes-validations'] = [
+    { rule: 'self.size <= 10', message: 'size too large' },
+    { rule: "!has(self.color) || self.color in ['red', 'green', 'blue']" },
+    { rule: "!has(self.name) || self.name.startsWith('a')" },
+    { rule: 'self.ports.all(p, p.port > 0 && p.port < 65536)' },
+    { rule: 'self.ports.size() <= 8' },
+    { rule: 'self.tags.all(t, t.size() < 16)', messageExpression: "'tags must be short in ' + self.name" },
+    { rule: 'self.size >= oldSelf.size', message: 'size may not shrink' },
+    { rule: "!has(self.nested) || self.nested.level != ''" },
+  ];
+  spec.properties.ports = {
+    ...spec.properties.ports,
+    items: { ...(spec.properties.ports.items as JsonObject), 'x-kubernetes-validations': [{ rule: "self.name.startsWith('p')" }, { rule: 'self.port >= 80' }] },
+  };
+  return out as unknown as JsonObject;
+}
+
 export const OBJECT = {
   apiVersion: 'example.com/v1',
   kind: 'Widget',
@@ -65,6 +88,7 @@ function opsPerSec(fn: () => void): number {
 
 function main(): void {
 const schema = new CustomResourceSchema(SCHEMA);
+const ruled = new CustomResourceSchema(withTenRules(SCHEMA));
 const body = JSON.stringify(OBJECT);
 const endpoint = { group: 'example.com', version: 'v1', kind: 'Widget' };
 const rows: [string, () => void][] = [
@@ -73,6 +97,8 @@ const rows: [string, () => void][] = [
   ['coerce (Ignore)', () => schema.coerce(JSON.parse(body) as JsonObject, false)],
   ['default', () => schema.default(JSON.parse(body) as JsonObject)],
   ['validate (value, embedded, list types)', () => schema.validate(JSON.parse(body) as JsonObject, () => [])],
+  ['validate with ten x-kubernetes-validations rules', () => ruled.validate(JSON.parse(body) as JsonObject, () => [])],
+  ['validate update with ten rules (transition rule runs)', () => ruled.validateUpdate(JSON.parse(body) as JsonObject, OBJECT as JsonObject, () => [])],
   ['read path: coerce without ObjectMeta + default', () => schema.default(schema.coerce(JSON.parse(body) as JsonObject, false, { objectMeta: false }).object)],
 ];
 for (const [name, fn] of rows) console.log(`${name.padEnd(56)} ${opsPerSec(fn).toLocaleString('en-US').padStart(10)} ops/s`);

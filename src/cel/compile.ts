@@ -24,6 +24,8 @@ export interface Program {
   readonly outputDeclType: DeclType;
   /** Static worst-case cost (cel-go's estimate with the environment's size bounds). */
   readonly cost: CostEstimate;
+  /** The declared variables the expression reads (e.g. whether a CRD rule is a transition rule: it reads oldSelf). */
+  readonly references: ReadonlySet<string>;
   /** @internal runs the compiled expression against an activation of CEL values. */
   readonly run: (activation: Record<string, unknown>) => unknown;
 }
@@ -86,6 +88,27 @@ function kubeTypeName(t: EngineType | undefined): string {
   if (t.name === 'google.protobuf.Timestamp') return 'timestamp';
   if (t.name === 'google.protobuf.Duration') return 'duration';
   return t.name;
+}
+
+/** The identifiers of an AST that name declared variables. */
+function referencedVariables(ast: unknown, declared: ReadonlyMap<string, unknown>): ReadonlySet<string> {
+  const found = new Set<string>();
+  const visit = (v: unknown): void => {
+    if (Array.isArray(v)) {
+      for (const x of v) visit(x);
+      return;
+    }
+    if (typeof v !== 'object' || v === null) return;
+    const node = v as { op?: unknown; args?: unknown };
+    if (node.op === 'id' && typeof node.args === 'string') {
+      if (declared.has(node.args)) found.add(node.args);
+      return;
+    }
+    if ('op' in node) visit(node.args);
+    else for (const x of Object.values(node)) visit(x);
+  };
+  visit(ast);
+  return found;
 }
 
 /** Programs per environment, so that they go with it; the oldest go first past the bound. */
@@ -159,6 +182,7 @@ function compileUncached(expression: string, environment: CelEnvironment, option
       outputType,
       outputDeclType: declTypeOf(ast.checkedType, environment),
       cost,
+      references: referencedVariables(parsed.ast, environment.variables),
       run: dotted.length === 0 ? (activation) => parsed(activation) : (activation) => parsed(aliased(activation, dotted)),
     },
   };

@@ -190,7 +190,10 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
   const options = createOptions(opts, 'PatchOptions');
   const result = await scope.store.update(
     info.namespaced ? scope.namespace : undefined,
-    { name: scope.name, dryRun: opts.dryRun, subresource, forceAllowCreate: subresource === '', validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }) },
+    {
+      name: scope.name, dryRun: opts.dryRun, subresource, forceAllowCreate: subresource === '',
+      validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }), warn: (t) => ctx.warnings.push(t),
+    },
     async (current) => {
       const live = current ? scope.toServed(current) : undefined;
       const merged = applyConfiguration(scope, live, applied, manager, force);
@@ -225,7 +228,7 @@ export async function handlePatch(scope: ResourceScope, admission: AdmissionChai
   const options = createOptions(opts, 'PatchOptions');
   const result = await scope.store.update(
     info.namespaced ? scope.namespace : undefined,
-    { name: scope.name, dryRun: opts.dryRun, subresource, validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }) },
+    { name: scope.name, dryRun: opts.dryRun, subresource, validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }), warn: (t) => ctx.warnings.push(t) },
     async (current) => {
       if (!current) throw notFound(scope.groupResource, scope.name);
       const served = scope.toServed(current);

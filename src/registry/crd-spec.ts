@@ -59,6 +59,7 @@ export function customResourceSpecFromCrd(crd: KubeObject, lifecycle?: { termina
     categories: accepted.categories ?? [],
     namespaced: spec.scope !== 'Cluster',
     versions,
+    ...(spec.preserveUnknownFields === true ? { preserveUnknownFields: true } : {}),
     ...(spec.conversion?.strategy === 'Webhook' ? { webhookConversion: true } : {}),
     ...(lifecycle ? { lifecycle } : {}),
   };

@@ -197,7 +197,7 @@ export function customResource(spec: CustomResourceSpec, keys: KeyLayout): Custo
       allowUnconditionalUpdate: false,
       ...(hasStatus ? { initialStatus: () => undefined } : {}),
       validate: (obj) => structural.of(obj).validate(obj as JsonObject, validateEmbeddedMeta),
-      validateUpdate: (obj, old) => structural.of(obj).validateUpdate(obj as JsonObject, old as JsonObject, validateEmbeddedMeta),
+      validateUpdate: (obj, old, warn) => structural.of(obj).validateUpdate(obj as JsonObject, old as JsonObject, validateEmbeddedMeta, warn),
     },
     statusStrategy: { metadata: 'keep' },
     schema,

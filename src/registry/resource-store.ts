@@ -51,6 +51,8 @@ export interface UpdateOptions {
   /** Create when missing even where the type does not allow it on PUT (server-side apply). */
   forceAllowCreate?: boolean;
   validate?: ValidateAdmission;
+  /** Receives the warnings of the type's update rules (the request's Warning headers). */
+  warn?: (text: string) => void;
 }
 
 /**
@@ -290,7 +292,7 @@ export class ResourceStore {
           { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' },
         ]);
       }
-      const next = this.prepareUpdate(desired, current, opts.subresource ?? '', opts.mutateSystemFields);
+      const next = this.prepareUpdate(desired, current, opts.subresource ?? '', opts.mutateSystemFields, opts.warn);
       await opts.validate?.(next, current);
       const nextMeta = metaOf(next);
       delete nextMeta.resourceVersion;
@@ -347,7 +349,7 @@ export class ResourceStore {
   }
 
   /** The stored form of an update: system fields kept, status split, generation, validation. */
-  prepareUpdate(desired: KubeObject, current: KubeObject, mode: UpdateMode, mutateSystemFields?: (next: KubeObject) => void): KubeObject {
+  prepareUpdate(desired: KubeObject, current: KubeObject, mode: UpdateMode, mutateSystemFields?: (next: KubeObject) => void, warn?: (text: string) => void): KubeObject {
     let next: KubeObject;
     const curMeta = current.metadata!;
     if (mode === 'status') {
@@ -400,16 +402,16 @@ export class ResourceStore {
       ...validateObjectMetaUpdate(meta, curMeta),
       ...validateObjectMeta(meta, { namespaced: this.desc.namespaced, nameRule: this.strategy.nameRule, genericFinalizerNames: this.strategy.genericMetaValidation === true }),
       // Trusted server-side writes (binding, finalize) skip the type's update rules, as kube's raw storage updates do.
-      ...(mode === 'internal' ? [] : this.typeUpdateErrors(next, current, mode)),
+      ...(mode === 'internal' ? [] : this.typeUpdateErrors(next, current, mode, warn)),
     ];
     if (errs.length > 0) throw invalid({ group: this.desc.group, kind: this.desc.kind }, curMeta.name ?? '', errs);
     return next;
   }
 
   /** The type's rules for an update: its status strategy's for /status writes where it has them. */
-  private typeUpdateErrors(next: KubeObject, current: KubeObject, mode: UpdateMode): FieldError[] {
-    if (mode === 'status' && this.strategy.validateStatusUpdate) return this.strategy.validateStatusUpdate(next, current);
-    return this.strategy.validateUpdate?.(next, current) ?? this.strategy.validate?.(next) ?? [];
+  private typeUpdateErrors(next: KubeObject, current: KubeObject, mode: UpdateMode, warn?: (text: string) => void): FieldError[] {
+    if (mode === 'status' && this.strategy.validateStatusUpdate) return this.strategy.validateStatusUpdate(next, current, warn);
+    return this.strategy.validateUpdate?.(next, current, warn) ?? this.strategy.validate?.(next) ?? [];
   }
 
   /**

@@ -28,9 +28,10 @@ export interface Strategy {
   /** Called on main-resource updates after the status split. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   validate?(obj: KubeObject): FieldError[];
-  validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /** `warn`: kube's warning.AddWarning (e.g. CRD rule errors ratcheted away on values the update left unchanged). */
+  validateUpdate?(obj: KubeObject, old: KubeObject, warn?: (text: string) => void): FieldError[];
   /** Validation of a write through /status, where the type's status strategy has its own (default: validateUpdate). */
-  validateStatusUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  validateStatusUpdate?(obj: KubeObject, old: KubeObject, warn?: (text: string) => void): FieldError[];
   /**
    * Seconds a deletion waits before the object is removed (graceful deletion,
    * e.g. pods bound to a node); 0 removes as soon as no finalizer is left.

@@ -225,3 +225,59 @@ describe('CRD naming', () => {
     ]);
   });
 });
+
+describe('CRD validation: the schema content', () => {
+  const untyped = (c: Record<string, any>): void => {
+    c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.color = { description: 'no type' };
+  };
+
+  it('a property without type is not structural (collapsed schema: spec.validation)', () => {
+    assert.deepEqual(errors(crd(untyped)), ['spec.validation.openAPIV3Schema.properties[spec].properties[color].type: Required value: must not be empty for specified object fields']);
+  });
+
+  it('per-version schemas are checked at their version', () => {
+    const two = crd((c) => {
+      c.spec.versions.push({ name: 'v2', served: true, storage: false, schema: structuredClone(SCHEMA) });
+      untyped(c);
+    });
+    assert.deepEqual(errors(two), ['spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[color].type: Required value: must not be empty for specified object fields']);
+  });
+
+  it('the status subresource restricts the root', () => {
+    const withStatus = crd((c) => {
+      c.spec.versions[0].subresources = { status: {} };
+      c.spec.versions[0].schema.openAPIV3Schema.type = 'array';
+      c.spec.versions[0].schema.openAPIV3Schema.items = { type: 'string' };
+    });
+    assert.ok(errors(withStatus).includes('spec.validation.openAPIV3Schema.type: Invalid value: "array": only "object" is allowed as the type at the root of the schema if the status subresource is enabled'));
+  });
+
+  it('an update keeps what the old schema already broke (an unpruned default), and refuses new breakage', () => {
+    const unpruned = (c: Record<string, any>): void => {
+      c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.m = { type: 'object', default: { a: 1, x: 2 }, properties: { a: { type: 'integer' } } };
+      c.metadata.resourceVersion = '1';
+    };
+    const old = crd(unpruned);
+    assert.deepEqual(errors(old), ['spec.validation.openAPIV3Schema.properties[spec].properties[m].default: Invalid value: map[string]interface {}{"a":1, "x":2}: must not have unknown fields']);
+    const next = crd(unpruned);
+    (next.spec as Record<string, any>).names.shortNames = ['wd'];
+    assert.deepEqual(validateObjectUpdate(GROUP, KIND, next, old).map(fieldErrorString), []);
+    assert.deepEqual(validateObjectUpdate(GROUP, KIND, next, crd((c) => (c.metadata.resourceVersion = '1'))).map(fieldErrorString), errors(old));
+  });
+
+  it('x-kubernetes-validations are compiled; an update leaving the schema unchanged does not enforce the per-rule cost limit again', () => {
+    const costly = (c: Record<string, any>): void => {
+      c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.tags = {
+        type: 'array', maxItems: 1000, items: { type: 'string', maxLength: 10 }, 'x-kubernetes-validations': [{ rule: 'self.all(x, self.exists(y, y == x))' }],
+      };
+      c.metadata.resourceVersion = '1';
+    };
+    const over = 'spec.validation.openAPIV3Schema.properties[spec].properties[tags].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of 1.000500x ' +
+      '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
+    assert.deepEqual(errors(crd(costly)), [over]);
+    const next = crd(costly);
+    (next.spec as Record<string, any>).names.shortNames = ['wd'];
+    assert.deepEqual(validateObjectUpdate(GROUP, KIND, next, crd(costly)).map(fieldErrorString), []);
+    assert.deepEqual(validateObjectUpdate(GROUP, KIND, next, crd((c) => (c.metadata.resourceVersion = '1'))).map(fieldErrorString), [over]);
+  });
+});

@@ -12,6 +12,7 @@ import { validateListSetsAndMaps } from './listtype.js';
 import { type EmbeddedMetaValidator, coerceEmbedded, decodeObjectMeta, validateEmbeddedResources } from './objectmeta.js';
 import { pruneUnknown } from './prune.js';
 import { type Structural, parseStructural } from './structural.js';
+import { ValidationRules } from './validation-rules.js';
 import { validateValue, validateValueUpdate } from './value-validation.js';
 
 export interface CoercedObject {
@@ -31,6 +32,8 @@ export class CustomResourceSchema {
   readonly structural: Structural | undefined;
   private readonly hasDefaults: boolean;
   private readonly hasEmbedded: boolean;
+  /** x-kubernetes-validations compiled on first use, then kept for the life of this version's schema. */
+  #rules: ValidationRules | undefined;
 
   constructor(
     /** The version's openAPIV3Schema; undefined: no schema (everything preserved, nothing validated). */
@@ -107,18 +110,35 @@ export class CustomResourceSchema {
     return this.check(obj, undefined, validateMeta);
   }
 
-  /** validate for an update: value errors of fields unchanged from `old` are ratcheted away, as kube does by default. */
-  validateUpdate(obj: JsonObject, old: JsonObject, validateMeta: EmbeddedMetaValidator): FieldError[] {
-    return this.check(obj, old, validateMeta);
+  /**
+   * validate for an update: value errors of fields unchanged from `old` are
+   * ratcheted away, as kube does by default; rule errors of unchanged values
+   * go to `warn` instead (kube's warnings).
+   */
+  validateUpdate(obj: JsonObject, old: JsonObject, validateMeta: EmbeddedMetaValidator, warn?: (text: string) => void): FieldError[] {
+    return this.check(obj, old, validateMeta, warn);
   }
 
-  private check(obj: JsonObject, old: JsonObject | undefined, validateMeta: EmbeddedMetaValidator): FieldError[] {
+  /** The schema's x-kubernetes-validations, compiled once. */
+  get rules(): ValidationRules | undefined {
+    if (this.structural === undefined) return undefined;
+    return (this.#rules ??= new ValidationRules(this.structural));
+  }
+
+  private check(obj: JsonObject, old: JsonObject | undefined, validateMeta: EmbeddedMetaValidator, warn?: (text: string) => void): FieldError[] {
     if (this.raw === undefined || this.structural === undefined) return [];
-    return [
+    const errs = [
       ...(old === undefined ? validateValue(obj, this.raw) : validateValueUpdate(obj, old, this.raw)),
       ...validateEmbeddedResources('', obj, { ...this.structural, embeddedResource: false }, validateMeta),
       ...validateListSetsAndMaps('', this.structural, obj),
     ];
+    const rules = this.rules;
+    if (!rules || rules.empty) return errs;
+    // kube's hasBlockingErr: rules are not run over values of the wrong type.
+    if (errs.some((e) => e.type === 'FieldValueTypeInvalid')) {
+      return [...errs, { type: 'FieldValueInvalid', field: '<nil>', value: 'null', detail: 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation' }];
+    }
+    return [...errs, ...rules.validate(obj, old, warn)];
   }
 }
 

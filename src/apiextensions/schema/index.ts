@@ -15,3 +15,4 @@ export { pruneUnknown, type PruneResult } from './prune.js';
 export { parseStructural, type Structural } from './structural.js';
 export { validateValue, validateValueUpdate } from './value-validation.js';
 export { ratchetedSchemaValidationOptions, validateCustomResourceSchema, type CustomResourceSchemaValidationOptions } from './validate-schema.js';
+export { checkValidationRules, ValidationRules } from './validation-rules.js';

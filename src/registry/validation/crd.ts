@@ -5,6 +5,8 @@ import { conditionTrue, type CrdColumn, type CrdNames, type CrdSpec, type CrdSub
 import { apiApprovalState, isProtectedGroup, API_APPROVED_ANNOTATION } from '../../apiextensions/versions.js';
 import { duplicate, forbidden, goRepr, invalid, notSupported, objs, required, str, tooMany, type Obj } from './field.js';
 import { isValidPortNum } from './pod-spec.js';
+import type { JsonObject } from '../../machinery/json-value.js';
+import { checkValidationRules, ratchetedSchemaValidationOptions, validateCustomResourceSchema, type CustomResourceSchemaValidationOptions } from '../../apiextensions/schema/index.js';
 
 /**
  * apiextensions.k8s.io/v1 CustomResourceDefinition validation with kube's
@@ -285,6 +287,31 @@ function validateConversion(spec: CrdSpec, requireRecognized: boolean): FieldErr
 interface SpecOptions {
   requireOpenApiSchema: boolean;
   requireRecognizedConversionReviewVersion: boolean;
+  /** The schema rules in force (on update, those the old CRD's schemas already broke are relaxed). */
+  schema: CustomResourceSchemaValidationOptions;
+  /** On update, the versions whose schema did not change: their rules' per-expression cost limit is not enforced again. */
+  unchangedSchemas?: ReadonlySet<string>;
+}
+
+/** kube's findVersionsWithUnchangedSchemas. */
+function unchangedSchemaVersions(spec: CrdSpec, oldSpec: CrdSpec): Set<string> {
+  const old = new Map(versionsOf(oldSpec).map((v) => [str(v.name), v.schema]));
+  return new Set(versionsOf(spec).filter((v) => old.has(str(v.name)) && jsonEqual(v.schema ?? null, old.get(str(v.name)) ?? null)).map((v) => str(v.name)));
+}
+
+function hasStatus(sub: CrdSubresources | undefined): boolean {
+  return sub?.status !== undefined && sub.status !== null;
+}
+
+/** A version's openAPIV3Schema when it is an object (anything else is the decoder's business). */
+function openApiSchemaOf(v: CrdVersion | undefined): JsonObject | undefined {
+  const s = v?.schema?.openAPIV3Schema;
+  return typeof s === 'object' && s !== null && !Array.isArray(s) ? (s as JsonObject) : undefined;
+}
+
+/** Every openAPIV3Schema of a CRD (what the update options ratchet from). */
+function openApiSchemas(spec: CrdSpec): JsonObject[] {
+  return versionsOf(spec).flatMap((v): JsonObject[] => { const s = openApiSchemaOf(v); return s ? [s] : []; });
 }
 
 function hasDefaults(schema: unknown): boolean {
@@ -293,6 +320,17 @@ function hasDefaults(schema: unknown): boolean {
   const s = schema as Obj;
   if ('default' in s) return true;
   return Object.entries(s).some(([k, v]) => k !== 'default' && k !== 'enum' && k !== 'example' && typeof v === 'object' && hasDefaults(v));
+}
+
+/**
+ * A schema's errors: its content, then (kube's CELErrors, after the schema
+ * errors) its x-kubernetes-validations compiled, type-checked and
+ * cost-estimated. kube skips CEL below a node with schema errors; this skips
+ * it for a schema with any.
+ */
+function schemaErrors(schema: JsonObject, path: string, opts: CustomResourceSchemaValidationOptions, unchanged: boolean): FieldError[] {
+  const errs = validateCustomResourceSchema(schema, path, opts);
+  return errs.length > 0 ? errs : checkValidationRules(schema, path, { suppressPerExpressionCost: unchanged });
 }
 
 function validateSpec(spec: CrdSpec, opts: SpecOptions): FieldError[] {
@@ -337,7 +375,8 @@ function validateSpec(spec: CrdSpec, opts: SpecOptions): FieldError[] {
     const e = isDns1035Label(name);
     if (e.length > 0) errs.push(invalid(`${p}.name`, name, joined(e)));
     errs.push(...validateDeprecationWarning(v, p));
-    // schema: validateCustomResourceSchema from apiextensions/schema (crd-schema branch) — per version (`${p}.schema`) when not collapsed.
+    const own = c.schema ? undefined : openApiSchemaOf(v);
+    if (own) errs.push(...schemaErrors(own, `${p}.schema.openAPIV3Schema`, { ...opts.schema, statusSubresource: hasStatus(v.subresources) }, opts.unchangedSchemas?.has(name) === true));
     if (!c.subresources) errs.push(...validateSubresources(v.subresources, `${p}.subresources`));
     if (!c.columns) (v.additionalPrinterColumns ?? []).forEach((col, j) => errs.push(...validateColumn(col, `${p}.additionalPrinterColumns[${j}]`)));
     if (Array.isArray(v.selectableFields) && v.selectableFields.length > 0) {
@@ -355,7 +394,12 @@ function validateSpec(spec: CrdSpec, opts: SpecOptions): FieldError[] {
   if (!n.kind) errs.push(required('spec.names.kind'));
   if (!n.listKind) errs.push(required('spec.names.listKind'));
   errs.push(...validateNames(n, 'spec.names'));
-  // schema: validateCustomResourceSchema from apiextensions/schema (crd-schema branch) — the collapsed one at spec.validation.
+  const collapsedSchema = c.schema ? openApiSchemaOf(versions[0]) : undefined;
+  if (collapsedSchema) {
+    // the internal form's spec.version is the first version's name
+    const unchanged = opts.unchangedSchemas?.has(str(versions[0]?.name)) === true;
+    errs.push(...schemaErrors(collapsedSchema, 'spec.validation.openAPIV3Schema', { ...opts.schema, statusSubresource: versions.some((v) => hasStatus(v.subresources)) }, unchanged));
+  }
   if (c.subresources) errs.push(...validateSubresources(versions[0]?.subresources, 'spec.subresources'));
   if (c.columns) (versions[0]?.additionalPrinterColumns ?? []).forEach((col, j) => errs.push(...validateColumn(col, `spec.additionalPrinterColumns[${j}]`)));
 
@@ -430,7 +474,7 @@ export function validateCustomResourceDefinition(obj: Obj): FieldError[] {
   const spec = specOf(obj);
   return [
     ...nameErrors(obj),
-    ...validateSpec(spec, { requireOpenApiSchema: true, requireRecognizedConversionReviewVersion: true }),
+    ...validateSpec(spec, { requireOpenApiSchema: true, requireRecognizedConversionReviewVersion: true, schema: {} }),
     ...statusNames(obj),
     ...validateStoredVersions(obj, spec),
     ...validateApiApproval(obj, undefined),
@@ -451,6 +495,8 @@ export function validateCustomResourceDefinitionUpdate(obj: Obj, old: Obj): Fiel
   const errs = validateSpec(spec, {
     requireOpenApiSchema: oldVersions.every((v) => v.schema?.openAPIV3Schema !== undefined),
     requireRecognizedConversionReviewVersion: oldReview.length === 0 || oldReview.some((v) => CONVERSION_REVIEW_VERSIONS.includes(v)),
+    schema: ratchetedSchemaValidationOptions(openApiSchemas(oldSpec)),
+    unchangedSchemas: unchangedSchemaVersions(spec, oldSpec),
   });
   if (conditionTrue(old, 'Established')) {
     errs.push(...immutable('spec.scope', spec.scope, oldSpec.scope));
