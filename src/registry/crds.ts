@@ -1,7 +1,7 @@
-import { notFound } from '../machinery/errors.js';
-import { cloneObject, metaOf, nowTimestamp } from '../machinery/object.js';
+import { metaOf } from '../machinery/object.js';
 import { CLEANUP_FINALIZER, setCondition } from '../apiextensions/crd.js';
 import type { StoreHooks } from './descriptor.js';
+import { markForDeletion } from './graceful-delete.js';
 
 /**
  * The CustomResourceDefinition REST's delete (apiextensions-apiserver
@@ -16,33 +16,15 @@ export const CRD_HOOKS: StoreHooks = {
     const current = await store.get(undefined, name);
     store.checkDeletePreconditions(current, opts);
     if (current.metadata?.deletionTimestamp) return next();
-    await opts.validate?.(current);
-    const result = await store.update(
-      undefined,
-      {
-        name,
-        dryRun: !!opts.dryRun,
-        subresource: 'internal',
-        mutateSystemFields: (obj) => {
-          const m = metaOf(obj);
-          if (!m.deletionTimestamp) m.deletionTimestamp = nowTimestamp();
-          if (m.deletionGracePeriodSeconds === undefined) m.deletionGracePeriodSeconds = 0;
-        },
-      },
-      (cur) => {
-        if (!cur) throw notFound(store.groupResource, name);
-        const obj = cloneObject(cur);
-        const m = metaOf(obj);
-        if (!(m.finalizers ?? []).includes(CLEANUP_FINALIZER)) m.finalizers = [...(m.finalizers ?? []), CLEANUP_FINALIZER];
-        setCondition(obj, {
-          type: 'Terminating',
-          status: 'True',
-          reason: 'InstanceDeletionPending',
-          message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
-        });
-        return obj;
-      },
-    );
-    return { object: result.object, deleted: false };
+    return markForDeletion(store, current, name, opts, (obj) => {
+      const m = metaOf(obj);
+      if (!(m.finalizers ?? []).includes(CLEANUP_FINALIZER)) m.finalizers = [...(m.finalizers ?? []), CLEANUP_FINALIZER];
+      setCondition(obj, {
+        type: 'Terminating',
+        status: 'True',
+        reason: 'InstanceDeletionPending',
+        message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+      });
+    });
   },
 };

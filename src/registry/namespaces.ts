@@ -1,7 +1,8 @@
 import { conflict, notFound } from '../machinery/errors.js';
-import { cloneObject, metaOf, nowTimestamp, type KubeObject } from '../machinery/object.js';
+import { cloneObject, metaOf, type KubeObject } from '../machinery/object.js';
 import type { ResourceStore, UpdateResult } from './resource-store.js';
 import type { StoreHooks } from './descriptor.js';
+import { markForDeletion } from './graceful-delete.js';
 
 /**
  * Namespaces delete in two steps, as kube-apiserver's namespace registry does:
@@ -33,28 +34,10 @@ export const NAMESPACE_HOOKS: StoreHooks = {
     const meta = current.metadata!;
     store.checkDeletePreconditions(current, opts);
     if (!meta.deletionTimestamp) {
-      await opts.validate?.(current);
-      const result = await store.update(
-        undefined,
-        {
-          name,
-          dryRun: !!opts.dryRun,
-          subresource: 'internal',
-          mutateSystemFields: (next) => {
-            const m = metaOf(next);
-            if (!m.deletionTimestamp) m.deletionTimestamp = nowTimestamp();
-            if (m.deletionGracePeriodSeconds === undefined) m.deletionGracePeriodSeconds = 0;
-          },
-        },
-        (cur) => {
-          if (!cur) throw notFound(store.groupResource, name);
-          const next = cloneObject(cur);
-          delete metaOf(next).resourceVersion;
-          next.status = { ...((next.status as object | undefined) ?? {}), phase: 'Terminating' };
-          return next;
-        },
-      );
-      return { object: result.object, deleted: false };
+      return markForDeletion(store, current, name, opts, (obj) => {
+        delete metaOf(obj).resourceVersion;
+        obj.status = { ...((obj.status as object | undefined) ?? {}), phase: 'Terminating' };
+      });
     }
     if (specFinalizers(current).length > 0) throw conflict(store.groupResource, name, PURGE_MESSAGE);
     return next();
