@@ -13,6 +13,7 @@ import { estimateCost, type AstNodeLike } from './cost-estimate.js';
 import type { CostEstimate } from './libraries/cost.js';
 import { instrument } from './runtime-cost.js';
 import { listOf, mapOf, namedType, optionalOf, Types, type DeclType } from './types.js';
+import { selectsField } from './field-use.js';
 
 /** A checked, compiled expression: evaluate it with evaluate(). */
 export interface Program {
@@ -24,6 +25,12 @@ export interface Program {
   readonly outputDeclType: DeclType;
   /** Static worst-case cost (cel-go's estimate with the environment's size bounds). */
   readonly cost: CostEstimate;
+  /**
+   * Whether the expression selects `variable.field` (or `variable.?field`)
+   * anywhere, as kube's hasSelectExp does on the checked AST (authentication
+   * uses it to require claims.email_verified beside claims.email).
+   */
+  readonly selects: (variable: string, field: string) => boolean;
   /** @internal runs the compiled expression against an activation of CEL values. */
   readonly run: (activation: Record<string, unknown>) => unknown;
 }
@@ -159,6 +166,7 @@ function compileUncached(expression: string, environment: CelEnvironment, option
       outputType,
       outputDeclType: declTypeOf(ast.checkedType, environment),
       cost,
+      selects: (variable, field) => selectsField(parsed.ast, variable, field),
       run: dotted.length === 0 ? (activation) => parsed(activation) : (activation) => parsed(aliased(activation, dotted)),
     },
   };
