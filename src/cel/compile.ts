@@ -26,11 +26,13 @@ export interface Program {
   /** Static worst-case cost (cel-go's estimate with the environment's size bounds). */
   readonly cost: CostEstimate;
   /**
-   * Whether the expression selects `variable.field` (or `variable.?field`)
-   * anywhere, as kube's hasSelectExp does on the checked AST (authentication
-   * uses it to require claims.email_verified beside claims.email).
+   * Whether the expression selects `variable.field` (or `variable.?field`;
+   * `field` of anything when variable is undefined) anywhere, as kube's
+   * hasSelectExp does on the checked AST (authentication requires
+   * claims.email_verified beside claims.email; authorization passes
+   * selectors to expressions that read them).
    */
-  readonly selects: (variable: string, field: string) => boolean;
+  readonly selects: (variable: string | undefined, field: string) => boolean;
   /** @internal runs the compiled expression against an activation of CEL values. */
   readonly run: (activation: Record<string, unknown>) => unknown;
 }

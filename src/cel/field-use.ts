@@ -14,7 +14,8 @@ function isNode(v: unknown): v is Node {
   return typeof v === 'object' && v !== null && 'op' in v && 'args' in v;
 }
 
-export function selectsField(ast: unknown, variable: string, field: string): boolean {
+/** `variable` undefined: a select of `field` on anything. */
+export function selectsField(ast: unknown, variable: string | undefined, field: string): boolean {
   const seen = new Set<unknown>();
   const walk = (v: unknown): boolean => {
     if (typeof v !== 'object' || v === null || seen.has(v)) return false;
@@ -23,7 +24,7 @@ export function selectsField(ast: unknown, variable: string, field: string): boo
     if (!isNode(v)) return false;
     if ((v.op === '.' || v.op === '.?') && Array.isArray(v.args)) {
       const [operand, name] = v.args as [unknown, unknown];
-      if (isNode(operand) && operand.op === 'id' && operand.args === variable && name === field) return true;
+      if (name === field && (variable === undefined || (isNode(operand) && operand.op === 'id' && operand.args === variable))) return true;
     }
     return walk(v.args);
   };
