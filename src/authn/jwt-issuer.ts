@@ -6,6 +6,7 @@ import type { TokenAuthenticator } from './bearer-token.js';
 import type { JwtAuthenticatorConfig } from './authentication-config.js';
 import { audiencesOf, unverifiedClaims } from './jwt.js';
 import { TokenCache } from './token-cache.js';
+import { EXTRA_CREDENTIAL_ID } from './service-account-token.js';
 import { httpsRequest } from './https-client.js';
 import type { Program } from '../cel/index.js';
 import { claimsValue, compiledProgram, evaluateExpression, stringList, userValue } from './claim-expressions.js';
@@ -230,7 +231,7 @@ export class JwtIssuerAuthenticator implements TokenAuthenticator {
     const user: UserInfo = { username: this.username(c, claims), groups: this.groups(c, claims) };
     const uid = this.uid(c, claims);
     if (uid !== undefined) user.uid = uid;
-    const extra = this.extra(claims);
+    const extra = this.extra(c, claims);
     if (extra) user.extra = extra;
     for (const rule of this.config.claimValidationRules ?? []) {
       if (!rule.claim) continue;
@@ -299,15 +300,18 @@ export class JwtIssuerAuthenticator implements TokenAuthenticator {
     return r.value;
   }
 
-  /** Every extra expression is evaluated before any result is converted, as kube does. */
-  private extra(claims: unknown): Record<string, string[]> | undefined {
-    if (this.programs.extra.length === 0) return undefined;
+  /**
+   * The token's jti as its credential id (kube's getExtra), then the extra
+   * mappings: every expression is evaluated before any result is converted, as kube does.
+   */
+  private extra(c: Record<string, unknown>, claims: unknown): Record<string, string[]> | undefined {
+    const extra: Record<string, string[]> = {};
+    if (typeof c.jti === 'string' && c.jti !== '') extra[EXTRA_CREDENTIAL_ID] = [`JTI=${c.jti}`];
     const values = this.programs.extra.map(({ program }) => {
       const r = evaluateExpression(program, 'claims', claims);
       if (!r.ok) throw new AuthenticationError(r.message);
       return r.value;
     });
-    const extra: Record<string, string[]> = {};
     this.programs.extra.forEach(({ key, program }, i) => {
       const list = stringList(values[i]);
       if (!list) throw new AuthenticationError(`oidc: error evaluating extra claim expression: ${program.expression}: expression must return a string or a list of strings`);

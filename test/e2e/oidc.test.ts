@@ -222,9 +222,9 @@ ${ca}
     message: no root
 `);
     await reload();
-    const r = await seen(server, authorizer, await provider.token({ sub: 's-5', email: 'ed@example.com', email_verified: true, roles: ['dev', 'ops'], hd: 'example.com', tenant: 'blue' }));
+    const r = await seen(server, authorizer, await provider.token({ sub: 's-5', email: 'ed@example.com', email_verified: true, roles: ['dev', 'ops'], hd: 'example.com', tenant: 'blue', jti: 'tok-5' }));
     assert.equal(r.status, 404);
-    assert.deepEqual(r.user, { username: 'mail:ed@example.com', uid: 's-5', groups: ['role:dev', 'role:ops', 'system:authenticated'], extra: { 'example.org/tenant': ['blue'] } });
+    assert.deepEqual(r.user, { username: 'mail:ed@example.com', uid: 's-5', groups: ['role:dev', 'role:ops', 'system:authenticated'], extra: { 'authentication.kubernetes.io/credential-id': ['JTI=tok-5'], 'example.org/tenant': ['blue'] } });
     const unverified = await seen(server, authorizer, await provider.token({ sub: 's-6', email: 'fi@example.com', email_verified: false, roles: [], hd: 'example.com' }));
     assert.equal(unverified.status, 404);
     assert.deepEqual(unverified.user, { username: 'sub:s-6', uid: 's-6', groups: ['system:authenticated'] });
