@@ -5,12 +5,10 @@ import type { AuthenticationResult } from './authenticator.js';
 import type { TokenAuthenticator } from './bearer-token.js';
 import {
   aggregateMessage,
-  NO_CEL,
   parseAuthenticationConfig,
   validateAuthenticationConfig,
   type AnonymousConfig,
   type AuthenticationConfiguration,
-  type ExpressionCompiler,
 } from './authentication-config.js';
 import { ALL_SIGNING_ALGS, JwtIssuerAuthenticator } from './jwt-issuer.js';
 import { jwtAuthenticatorFromOidcFlags, type OidcFlags } from './oidc.js';
@@ -33,7 +31,6 @@ export interface JwtSetupOptions {
   anonymousFlagSet?: boolean;
   /** The service account issuers: no JWT issuer may be one of them. */
   disallowedIssuers?: string[];
-  compiler?: ExpressionCompiler;
   /** How often the file is read again (ms). */
   reloadIntervalMs?: number;
   /** Identifies this server in the metrics' apiserver_id_hash label. */
@@ -63,13 +60,11 @@ export class JwtAuthenticators implements TokenAuthenticator {
   private trackedData = '';
   private timer: NodeJS.Timeout | undefined;
   private reloading = false;
-  private readonly compiler: ExpressionCompiler;
   private readonly signingAlgs: string[];
   readonly metrics: AuthenticationConfigMetrics;
 
   /** Loads and validates the configuration; throws kube-apiserver's start-up error when it is unusable. */
   constructor(private readonly opts: JwtSetupOptions) {
-    this.compiler = opts.compiler ?? NO_CEL;
     this.metrics = { apiServerIdHash: sha256(opts.apiServerId), reloads: { success: 0, failure: 0 }, lastReload: { success: 0, failure: 0 }, configHash: '' };
     let config: AuthenticationConfiguration;
     if (opts.configFile) {
@@ -96,7 +91,7 @@ export class JwtAuthenticators implements TokenAuthenticator {
   }
 
   private validate(config: AuthenticationConfiguration): string | undefined {
-    const errs = validateAuthenticationConfig(config, { compiler: this.compiler, disallowedIssuers: this.opts.disallowedIssuers ?? [] });
+    const errs = validateAuthenticationConfig(config, { disallowedIssuers: this.opts.disallowedIssuers ?? [] });
     return errs.length > 0 ? aggregateMessage(errs) : undefined;
   }
 

@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { load } from 'js-yaml';
 import { fieldErrorString, type FieldError } from '../machinery/errors.js';
 import { goQuote, goRepr } from '../machinery/field-value.js';
+import { compileAuthnExpression, type ExpressionInput, type ExpressionResult } from './claim-expressions.js';
 
 /**
  * AuthenticationConfiguration (apiserver.config.k8s.io/v1), the file of
@@ -154,24 +155,7 @@ function prefixed(v: unknown): PrefixedClaimOrExpression {
   return out;
 }
 
-/**
- * Where CEL expressions are compiled: the evaluator (src/cel/) is not wired
- * in yet, so the default refuses every expression with a clear error. Wiring
- * CEL later means passing a compiler that accepts them here and evaluating
- * the compiled expressions in JwtAuthenticator.authenticateToken (jwt.ts)
- * where the claims are mapped.
- */
-export interface ExpressionCompiler {
-  /** An error text for an expression that cannot be used, or undefined. */
-  compile(expression: string, over: 'claims' | 'user'): string | undefined;
-}
-
-export const CEL_NOT_SUPPORTED = 'CEL expressions are not supported yet by this server (use claim and prefix, or claim and requiredValue)';
-
-export const NO_CEL: ExpressionCompiler = { compile: () => CEL_NOT_SUPPORTED };
-
 export interface ValidationContext {
-  compiler: ExpressionCompiler;
   /** The service account issuers (--service-account-issuer): a JWT issuer must differ from them. */
   disallowedIssuers: string[];
 }
@@ -247,9 +231,10 @@ function validateJwtAuthenticator(a: JwtAuthenticatorConfig, path: string, ctx: 
   if (iss.egressSelectorType !== undefined && iss.egressSelectorType !== 'controlplane' && iss.egressSelectorType !== 'cluster') {
     errs.push({ type: 'FieldValueNotSupported', field: `${issuerPath}.egressSelectorType`, value: iss.egressSelectorType, supported: ['cluster', 'controlplane'] });
   }
-  errs.push(...validateClaimValidationRules(a.claimValidationRules ?? [], `${path}.claimValidationRules`, ctx));
-  errs.push(...validateClaimMappings(a.claimMappings, `${path}.claimMappings`, ctx));
-  errs.push(...validateUserValidationRules(a.userValidationRules ?? [], `${path}.userValidationRules`, ctx));
+  const email: EmailUse = { email: false, emailVerified: false };
+  errs.push(...validateClaimValidationRules(a.claimValidationRules ?? [], `${path}.claimValidationRules`, email));
+  errs.push(...validateClaimMappings(a.claimMappings, `${path}.claimMappings`, email));
+  errs.push(...validateUserValidationRules(a.userValidationRules ?? [], `${path}.userValidationRules`));
   return errs;
 }
 
@@ -270,7 +255,19 @@ function validateUrl(raw: string, disallowed: string[], field: string): FieldErr
   return errs;
 }
 
-function validateClaimValidationRules(rules: ClaimValidationRule[], path: string, ctx: ValidationContext): FieldError[] {
+/**
+ * Whether the username expression reads claims.email and whether some
+ * expression reads claims.email_verified: kube refuses the first without
+ * the second (an unverified address must not become a username).
+ */
+interface EmailUse {
+  email: boolean;
+  emailVerified: boolean;
+}
+
+export const EMAIL_VERIFIED_REQUIRED = 'claims.email_verified must be used in claimMappings.username.expression or claimMappings.extra[*].valueExpression or claimValidationRules[*].expression when claims.email is used in claimMappings.username.expression';
+
+function validateClaimValidationRules(rules: ClaimValidationRule[], path: string, email: EmailUse): FieldError[] {
   const errs: FieldError[] = [];
   const seenClaims = new Set<string>();
   const seenExpressions = new Set<string>();
@@ -289,18 +286,18 @@ function validateClaimValidationRules(rules: ClaimValidationRule[], path: string
         return;
       }
       seenExpressions.add(rule.expression);
-      errs.push(...compileError(ctx, rule.expression, 'claims', `${p}.expression`));
+      errs.push(...compileError(rule.expression, 'claims', 'bool', `${p}.expression`, email));
     }
   });
   return errs;
 }
 
-function validateClaimMappings(m: ClaimMappings, path: string, ctx: ValidationContext): FieldError[] {
+function validateClaimMappings(m: ClaimMappings, path: string, email: EmailUse): FieldError[] {
   const errs: FieldError[] = [];
-  errs.push(...validatePrefixed(m.username, `${path}.username`, true, ctx));
-  if (m.groups) errs.push(...validatePrefixed(m.groups, `${path}.groups`, false, ctx));
+  errs.push(...validatePrefixed(m.username, `${path}.username`, true, email));
+  if (m.groups) errs.push(...validatePrefixed(m.groups, `${path}.groups`, false));
   if (m.uid?.claim && m.uid.expression) errs.push({ type: 'FieldValueInvalid', field: `${path}.uid`, value: '', detail: "claim and expression can't both be set" });
-  else if (m.uid?.expression) errs.push(...compileError(ctx, m.uid.expression, 'claims', `${path}.uid.expression`));
+  else if (m.uid?.expression) errs.push(...compileError(m.uid.expression, 'claims', 'any', `${path}.uid.expression`));
   const seenKeys = new Set<string>();
   (m.extra ?? []).forEach((mapping, i) => {
     const p = `${path}.extra[${i}]`;
@@ -314,25 +311,29 @@ function validateClaimMappings(m: ClaimMappings, path: string, ctx: ValidationCo
       errs.push({ type: 'FieldValueRequired', field: `${p}.valueExpression`, detail: 'valueExpression is required' });
       return;
     }
-    errs.push(...compileError(ctx, mapping.valueExpression, 'claims', `${p}.valueExpression`));
+    errs.push(...compileError(mapping.valueExpression, 'claims', 'any', `${p}.valueExpression`, email));
   });
+  if (email.email && !email.emailVerified) {
+    errs.push({ type: 'FieldValueInvalid', field: `${path}.username.expression`, value: m.username.expression ?? '', detail: EMAIL_VERIFIED_REQUIRED });
+  }
   return errs;
 }
 
-function validatePrefixed(m: PrefixedClaimOrExpression, path: string, required: boolean, ctx: ValidationContext): FieldError[] {
+/** `email` is given for the username mapping, whose use of claims.email is tracked. */
+function validatePrefixed(m: PrefixedClaimOrExpression, path: string, required: boolean, email?: EmailUse): FieldError[] {
   if (m.expression && m.claim) return [{ type: 'FieldValueInvalid', field: path, value: '', detail: "claim and expression can't both be set" }];
   if (!m.expression && !m.claim) return required ? [{ type: 'FieldValueRequired', field: path, detail: 'claim or expression is required' }] : [];
   if (m.expression) {
     const errs: FieldError[] = [];
     if (m.prefix !== undefined) errs.push({ type: 'FieldValueInvalid', field: `${path}.prefix`, value: m.prefix, detail: "prefix can't be set when expression is set" });
-    errs.push(...compileError(ctx, m.expression, 'claims', `${path}.expression`));
+    errs.push(...compileError(m.expression, 'claims', 'any', `${path}.expression`, email, true));
     return errs;
   }
   if (m.prefix === undefined) return [{ type: 'FieldValueRequired', field: `${path}.prefix`, detail: 'prefix is required when claim is set. It can be set to an empty string to disable prefixing' }];
   return [];
 }
 
-function validateUserValidationRules(rules: UserValidationRule[], path: string, ctx: ValidationContext): FieldError[] {
+function validateUserValidationRules(rules: UserValidationRule[], path: string): FieldError[] {
   const errs: FieldError[] = [];
   const seen = new Set<string>();
   rules.forEach((rule, i) => {
@@ -346,7 +347,7 @@ function validateUserValidationRules(rules: UserValidationRule[], path: string, 
       return;
     }
     seen.add(rule.expression);
-    errs.push(...compileError(ctx, rule.expression, 'user', `${p}.expression`));
+    errs.push(...compileError(rule.expression, 'user', 'bool', `${p}.expression`));
   });
   return errs;
 }
@@ -368,9 +369,19 @@ function validateExtraKey(key: string, field: string): FieldError[] {
   return errs;
 }
 
-function compileError(ctx: ValidationContext, expression: string, over: 'claims' | 'user', field: string): FieldError[] {
-  const problem = ctx.compiler.compile(expression, over);
-  return problem === undefined ? [] : [{ type: 'FieldValueInvalid', field, value: expression, detail: problem }];
+/**
+ * Compiles an expression (kube compiles at load, so a broken one refuses the
+ * file) and notes its use of claims.email_verified (and, for the username,
+ * of claims.email).
+ */
+function compileError(expression: string, over: ExpressionInput, returns: ExpressionResult, field: string, email?: EmailUse, isUsername = false): FieldError[] {
+  const compiled = compileAuthnExpression(expression, over, returns, field);
+  if ('error' in compiled) return [compiled.error];
+  if (email) {
+    if (compiled.program.selects('claims', 'email_verified')) email.emailVerified = true;
+    if (isUsername && compiled.program.selects('claims', 'email')) email.email = true;
+  }
+  return [];
 }
 
 /** kube's field.ErrorList.ToAggregate().Error(): one error alone, several in brackets. */

@@ -6,7 +6,52 @@ import type { TokenAuthenticator } from './bearer-token.js';
 import type { JwtAuthenticatorConfig } from './authentication-config.js';
 import { audiencesOf, unverifiedClaims } from './jwt.js';
 import { TokenCache } from './token-cache.js';
+import { EXTRA_CREDENTIAL_ID } from './service-account-token.js';
 import { httpsRequest } from './https-client.js';
+import type { Program } from '../cel/index.js';
+import { claimsValue, compiledProgram, evaluateExpression, stringList, userValue } from './claim-expressions.js';
+
+/** The configuration's CEL programs, compiled once per authenticator (validation compiled them first; this is a cache hit). */
+interface Programs {
+  username?: Program;
+  groups?: Program;
+  uid?: Program;
+  extra: { key: string; program: Program }[];
+  claimRules: { program: Program; message: string }[];
+  userRules: { program: Program; message: string }[];
+  /** Whether any needs the `claims` variable. */
+  usesClaims: boolean;
+}
+
+function programsOf(config: JwtAuthenticatorConfig): Programs {
+  const m = config.claimMappings;
+  const claims = (e: string | undefined): Program | undefined => (e ? compiledProgram(e, 'claims', 'any') : undefined);
+  const p: Programs = {
+    username: claims(m.username.expression),
+    groups: claims(m.groups?.expression),
+    uid: claims(m.uid?.expression),
+    extra: (m.extra ?? []).map((x) => ({ key: x.key, program: compiledProgram(x.valueExpression, 'claims', 'any') })),
+    claimRules: (config.claimValidationRules ?? []).flatMap((r) => (r.expression ? [{ program: compiledProgram(r.expression, 'claims', 'bool'), message: r.message ?? '' }] : [])),
+    userRules: (config.userValidationRules ?? []).map((r) => ({ program: compiledProgram(r.expression, 'user', 'bool'), message: r.message ?? '' })),
+    usesClaims: false,
+  };
+  p.usesClaims = Boolean(p.username ?? p.groups ?? p.uid) || p.extra.length > 0 || p.claimRules.length > 0;
+  return p;
+}
+
+/** kube's checkValidationRulesEvaluation: the first non-bool or false result is the error. */
+function checkRules(rules: Programs['claimRules'], name: 'claims' | 'user', value: unknown, prefix: string): void {
+  const results: unknown[] = [];
+  for (const rule of rules) {
+    const r = evaluateExpression(rule.program, name, value);
+    if (!r.ok) throw new AuthenticationError(`${prefix}: ${r.message}`);
+    results.push(r.value);
+  }
+  rules.forEach((rule, i) => {
+    if (typeof results[i] !== 'boolean') throw new AuthenticationError(`${prefix}: validation expression must return a boolean`);
+    if (!results[i]) throw new AuthenticationError(`${prefix}: validation expression '${rule.program.expression}' failed: ${rule.message}`);
+  });
+}
 
 /**
  * One JWT issuer of the authentication configuration (kube's oidc token
@@ -36,11 +81,14 @@ export class JwtIssuerAuthenticator implements TokenAuthenticator {
   private lastFailure: { at: number; error: Error } | undefined;
   private keysFetchedAt = 0;
   private readonly cache = new TokenCache<AuthenticationResult>();
+  private readonly programs: Programs;
 
   constructor(
     readonly config: JwtAuthenticatorConfig,
     private readonly signingAlgs: string[] = ALL_SIGNING_ALGS,
-  ) {}
+  ) {
+    this.programs = programsOf(config);
+  }
 
   /**
    * Fetches discovery and keys; resolves once this issuer can verify tokens.
@@ -75,7 +123,6 @@ export class JwtIssuerAuthenticator implements TokenAuthenticator {
       throw new AuthenticationError(`oidc: authenticator not initialized: ${(err as Error).message}`);
     }
     const verified = await this.verify(token);
-    // CEL claim mappings and validation rules would be evaluated here; configurations holding them are refused at load (authentication-config.ts, NO_CEL).
     const user = this.mapClaims(verified);
     const result: AuthenticationResult = { user };
     const now = Date.now();
@@ -177,31 +224,15 @@ export class JwtIssuerAuthenticator implements TokenAuthenticator {
     if (!aud.some((a) => want.includes(a))) throw new AuthenticationError(`oidc: verify token: oidc: expected audience in ${JSON.stringify([...want].sort())} got ${JSON.stringify(aud)}`);
   }
 
+  /** kube's order: username, groups, uid, extra, required claims, claim validation rules, user validation rules. */
   private mapClaims(c: Record<string, unknown>): UserInfo {
-    const m = this.config.claimMappings;
-    const usernameClaim = m.username.claim ?? '';
-    const rawName = c[usernameClaim];
-    if (typeof rawName !== 'string') throw new AuthenticationError(`oidc: parse username claims ${JSON.stringify(usernameClaim)}: ${rawName === undefined ? 'claim not present' : 'json: cannot unmarshal into Go value of type string'}`);
-    if (usernameClaim === 'email' && 'email_verified' in c) {
-      if (typeof c.email_verified !== 'boolean') throw new AuthenticationError("oidc: parse 'email_verified' claim: json: cannot unmarshal into Go value of type bool");
-      if (!c.email_verified) throw new AuthenticationError('oidc: email not verified');
-    }
-    const username = (m.username.prefix ?? '') + rawName;
-    if (rawName === '') throw new AuthenticationError(`oidc: empty username via claim ${JSON.stringify(usernameClaim)} is not allowed`);
-    const user: UserInfo = { username, groups: [] };
-    const groupsClaim = m.groups?.claim;
-    if (groupsClaim && groupsClaim in c) {
-      const raw = c[groupsClaim];
-      const groups = typeof raw === 'string' ? [raw] : Array.isArray(raw) && raw.every((g) => typeof g === 'string') ? (raw as string[]) : undefined;
-      if (!groups) throw new AuthenticationError(`oidc: parse groups claim ${JSON.stringify(groupsClaim)}: json: cannot unmarshal into Go value of type string`);
-      user.groups = groups.map((g) => (m.groups?.prefix ?? '') + g);
-    }
-    const uidClaim = m.uid?.claim;
-    if (uidClaim) {
-      const raw = c[uidClaim];
-      if (typeof raw !== 'string') throw new AuthenticationError(`oidc: parse uid claim ${JSON.stringify(uidClaim)}: ${raw === undefined ? 'claim not present' : 'json: cannot unmarshal into Go value of type string'}`);
-      user.uid = raw;
-    }
+    const p = this.programs;
+    const claims = p.usesClaims ? claimsValue(c) : undefined;
+    const user: UserInfo = { username: this.username(c, claims), groups: this.groups(c, claims) };
+    const uid = this.uid(c, claims);
+    if (uid !== undefined) user.uid = uid;
+    const extra = this.extra(c, claims);
+    if (extra) user.extra = extra;
     for (const rule of this.config.claimValidationRules ?? []) {
       if (!rule.claim) continue;
       if (!(rule.claim in c)) throw new AuthenticationError(`oidc: required claim ${rule.claim} not present in ID token`);
@@ -210,7 +241,83 @@ export class JwtIssuerAuthenticator implements TokenAuthenticator {
       const want = rule.requiredValue ?? '';
       if (value !== want) throw new AuthenticationError(`oidc: required claim ${rule.claim} value does not match. Got = ${value}, want = ${want}`);
     }
+    if (p.claimRules.length > 0) checkRules(p.claimRules, 'claims', claims, 'oidc: error evaluating claim validation expression');
+    if (p.userRules.length > 0) checkRules(p.userRules, 'user', userValue(user), 'oidc: error evaluating user info validation rule');
     return user;
+  }
+
+  private username(c: Record<string, unknown>, claims: unknown): string {
+    const m = this.config.claimMappings;
+    if (this.programs.username) {
+      const prefix = 'oidc: error evaluating username claim expression';
+      const r = evaluateExpression(this.programs.username, 'claims', claims);
+      if (!r.ok) throw new AuthenticationError(`${prefix}: ${r.message}`);
+      if (typeof r.value !== 'string') throw new AuthenticationError(`${prefix}: username claim expression must return a string`);
+      if (r.value === '') throw new AuthenticationError('oidc: empty username via CEL expression is not allowed');
+      return r.value;
+    }
+    const usernameClaim = m.username.claim ?? '';
+    const rawName = c[usernameClaim];
+    if (typeof rawName !== 'string') throw new AuthenticationError(`oidc: parse username claims ${JSON.stringify(usernameClaim)}: ${rawName === undefined ? 'claim not present' : 'json: cannot unmarshal into Go value of type string'}`);
+    if (usernameClaim === 'email' && 'email_verified' in c) {
+      if (typeof c.email_verified !== 'boolean') throw new AuthenticationError("oidc: parse 'email_verified' claim: json: cannot unmarshal into Go value of type bool");
+      if (!c.email_verified) throw new AuthenticationError('oidc: email not verified');
+    }
+    if (rawName === '') throw new AuthenticationError(`oidc: empty username via claim ${JSON.stringify(usernameClaim)} is not allowed`);
+    return (m.username.prefix ?? '') + rawName;
+  }
+
+  private groups(c: Record<string, unknown>, claims: unknown): string[] {
+    const m = this.config.claimMappings;
+    const groupsClaim = m.groups?.claim;
+    if (groupsClaim && groupsClaim in c) {
+      const raw = c[groupsClaim];
+      const groups = typeof raw === 'string' ? [raw] : Array.isArray(raw) && raw.every((g) => typeof g === 'string') ? (raw as string[]) : undefined;
+      if (!groups) throw new AuthenticationError(`oidc: parse groups claim ${JSON.stringify(groupsClaim)}: json: cannot unmarshal into Go value of type string`);
+      return groups.map((g) => (m.groups?.prefix ?? '') + g);
+    }
+    if (!this.programs.groups) return [];
+    const prefix = 'oidc: error evaluating group claim expression';
+    const r = evaluateExpression(this.programs.groups, 'claims', claims);
+    if (!r.ok) throw new AuthenticationError(`${prefix}: ${r.message}`);
+    const groups = stringList(r.value);
+    if (!groups) throw new AuthenticationError(`${prefix}: expression must return a string or a list of strings`);
+    return groups;
+  }
+
+  private uid(c: Record<string, unknown>, claims: unknown): string | undefined {
+    const uidClaim = this.config.claimMappings.uid?.claim;
+    if (uidClaim) {
+      const raw = c[uidClaim];
+      if (typeof raw !== 'string') throw new AuthenticationError(`oidc: parse uid claim ${JSON.stringify(uidClaim)}: ${raw === undefined ? 'claim not present' : 'json: cannot unmarshal into Go value of type string'}`);
+      return raw;
+    }
+    if (!this.programs.uid) return undefined;
+    const prefix = 'oidc: error evaluating uid claim expression';
+    const r = evaluateExpression(this.programs.uid, 'claims', claims);
+    if (!r.ok) throw new AuthenticationError(`${prefix}: ${r.message}`);
+    if (typeof r.value !== 'string') throw new AuthenticationError(`${prefix}: uid claim expression must return a string`);
+    return r.value;
+  }
+
+  /**
+   * The token's jti as its credential id (kube's getExtra), then the extra
+   * mappings: every expression is evaluated before any result is converted, as kube does.
+   */
+  private extra(c: Record<string, unknown>, claims: unknown): Record<string, string[]> | undefined {
+    const extra: Record<string, string[]> = {};
+    if (typeof c.jti === 'string' && c.jti !== '') extra[EXTRA_CREDENTIAL_ID] = [`JTI=${c.jti}`];
+    const values = this.programs.extra.map(({ program }) => {
+      const r = evaluateExpression(program, 'claims', claims);
+      if (!r.ok) throw new AuthenticationError(r.message);
+      return r.value;
+    });
+    this.programs.extra.forEach(({ key, program }, i) => {
+      const list = stringList(values[i]);
+      if (!list) throw new AuthenticationError(`oidc: error evaluating extra claim expression: ${program.expression}: expression must return a string or a list of strings`);
+      if (list.length > 0) extra[key] = list;
+    });
+    return Object.keys(extra).length > 0 ? extra : undefined;
   }
 }
 

@@ -7,6 +7,7 @@ import { fieldErrorString, type FieldError } from '../machinery/errors.js';
 import { isDns1123Subdomain } from '../machinery/name-validation.js';
 import { formatGoDuration, parseGoDuration } from '../machinery/duration.js';
 import type { WebhookOptions } from './webhook.js';
+import { validateMatchConditions } from './match-conditions.js';
 import { UnionAuthorizer, type AuthorizationAttributes, type AuthorizationDecision, type Authorizer, type RulesResult } from './authorizer.js';
 import { AUTHORIZATION_MODES, BUILT_MODES } from './modes.js';
 
@@ -133,11 +134,13 @@ function validateWebhook(path: string, raw: unknown, errs: FieldError[]): Webhoo
       }
     }
   } else errs.push({ type: 'FieldValueNotSupported', field: `${path}.connectionInfo.type`, value: connType, supported: ['InClusterConfig', 'KubeConfigFile'] });
-  if (conditions.length > 64) errs.push({ type: 'FieldValueTooMany', field: `${path}.matchConditions`, value: conditions.length, detail: 'must have at most 64 items' });
+  const expressions = conditions.map((c) => (c && typeof c === 'object' && typeof (c as { expression?: unknown }).expression === 'string' ? (c as { expression: string }).expression : ''));
+  errs.push(...validateMatchConditions(expressions, path));
   if (errs.length > before) return undefined;
   if (connType === 'InClusterConfig') throw new AuthorizationConfigError(`${path}.connectionInfo.type: InClusterConfig is not supported by this server yet`);
-  if (conditions.length > 0) throw new AuthorizationConfigError(`${path}.matchConditions: match conditions (CEL) are not supported by this server yet`);
-  return { kubeconfigFile: file!, version: version as 'v1' | 'v1beta1', authorizedTtlMs: authorizedTtl, unauthorizedTtlMs: unauthorizedTtl, timeoutMs: timeout, failurePolicy: failurePolicy as 'NoOpinion' | 'Deny' };
+  const options: WebhookOptions = { kubeconfigFile: file!, version: version as 'v1' | 'v1beta1', authorizedTtlMs: authorizedTtl, unauthorizedTtlMs: unauthorizedTtl, timeoutMs: timeout, failurePolicy: failurePolicy as 'NoOpinion' | 'Deny' };
+  if (expressions.length > 0) options.matchConditions = expressions;
+  return options;
 }
 
 /** The chain a configuration file names, rebuilt whenever the file changes to another valid configuration. */

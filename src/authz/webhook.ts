@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { decode } from '../codec/codec.js';
 import { YAML_TYPE } from '../codec/media-type.js';
 import type { AuthorizationAttributes, AuthorizationDecision, Authorizer } from './authorizer.js';
+import { MatchConditions } from './match-conditions.js';
 
 /**
  * kube's webhook authorizer (apiserver/plugin/pkg/authorizer/webhook): each
@@ -13,7 +14,8 @@ import type { AuthorizationAttributes, AuthorizationDecision, Authorizer } from 
  * Answers are cached (allowed for authorizedTTL, the rest for
  * unauthorizedTTL); a failed call is the failure policy's decision, with
  * the error (so the request is a 500 unless a later authorizer allows).
- * Not built: matchConditions (CEL).
+ * matchConditions (match-conditions.ts) are evaluated first: a request
+ * that does not match gets no opinion without a call.
  */
 
 export interface WebhookOptions {
@@ -23,6 +25,8 @@ export interface WebhookOptions {
   unauthorizedTtlMs: number;
   timeoutMs: number;
   failurePolicy: 'NoOpinion' | 'Deny';
+  /** CEL expressions over the v1 SubjectAccessReviewSpec, already validated (--authorization-config only). */
+  matchConditions?: string[];
 }
 
 interface Endpoint {
@@ -80,12 +84,19 @@ export function reviewSpec(a: AuthorizationAttributes, version: 'v1' | 'v1beta1'
 export class WebhookAuthorizer implements Authorizer {
   private readonly endpoint: Endpoint;
   private readonly cache = new Map<string, { decision: AuthorizationDecision; expires: number }>();
+  private readonly matchConditions: MatchConditions | undefined;
 
   constructor(private readonly opts: WebhookOptions) {
     this.endpoint = endpointFromKubeconfig(opts.kubeconfigFile);
+    if (opts.matchConditions && opts.matchConditions.length > 0) this.matchConditions = new MatchConditions(opts.matchConditions);
   }
 
   async authorize(attrs: AuthorizationAttributes): Promise<AuthorizationDecision> {
+    if (this.matchConditions) {
+      const match = this.matchConditions.evaluate(reviewSpec(attrs, 'v1'));
+      if ('error' in match) return { decision: this.opts.failurePolicy, reason: '', error: match.error };
+      if (!match.matches) return { decision: 'NoOpinion', reason: '' };
+    }
     const spec = reviewSpec(attrs, this.opts.version);
     const key = JSON.stringify(spec);
     const cached = this.cache.get(key);

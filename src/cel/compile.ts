@@ -13,6 +13,7 @@ import { estimateCost, type AstNodeLike } from './cost-estimate.js';
 import type { CostEstimate } from './libraries/cost.js';
 import { instrument } from './runtime-cost.js';
 import { listOf, mapOf, namedType, optionalOf, Types, type DeclType } from './types.js';
+import { referencedVariables, selectsField } from './field-use.js';
 
 /** A checked, compiled expression: evaluate it with evaluate(). */
 export interface Program {
@@ -26,6 +27,14 @@ export interface Program {
   readonly cost: CostEstimate;
   /** The declared variables the expression reads (e.g. whether a CRD rule is a transition rule: it reads oldSelf). */
   readonly references: ReadonlySet<string>;
+  /**
+   * Whether the expression selects `variable.field` (or `variable.?field`;
+   * `field` of anything when variable is undefined) anywhere, as kube's
+   * hasSelectExp does on the checked AST (authentication requires
+   * claims.email_verified beside claims.email; authorization passes
+   * selectors to expressions that read them).
+   */
+  readonly selects: (variable: string | undefined, field: string) => boolean;
   /** @internal runs the compiled expression against an activation of CEL values. */
   readonly run: (activation: Record<string, unknown>) => unknown;
 }
@@ -88,27 +97,6 @@ function kubeTypeName(t: EngineType | undefined): string {
   if (t.name === 'google.protobuf.Timestamp') return 'timestamp';
   if (t.name === 'google.protobuf.Duration') return 'duration';
   return t.name;
-}
-
-/** The identifiers of an AST that name declared variables. */
-function referencedVariables(ast: unknown, declared: ReadonlyMap<string, unknown>): ReadonlySet<string> {
-  const found = new Set<string>();
-  const visit = (v: unknown): void => {
-    if (Array.isArray(v)) {
-      for (const x of v) visit(x);
-      return;
-    }
-    if (typeof v !== 'object' || v === null) return;
-    const node = v as { op?: unknown; args?: unknown };
-    if (node.op === 'id' && typeof node.args === 'string') {
-      if (declared.has(node.args)) found.add(node.args);
-      return;
-    }
-    if ('op' in node) visit(node.args);
-    else for (const x of Object.values(node)) visit(x);
-  };
-  visit(ast);
-  return found;
 }
 
 /** Programs per environment, so that they go with it; the oldest go first past the bound. */
@@ -183,6 +171,7 @@ function compileUncached(expression: string, environment: CelEnvironment, option
       outputDeclType: declTypeOf(ast.checkedType, environment),
       cost,
       references: referencedVariables(parsed.ast, environment.variables),
+      selects: (variable, field) => selectsField(parsed.ast, variable, field),
       run: dotted.length === 0 ? (activation) => parsed(activation) : (activation) => parsed(aliased(activation, dotted)),
     },
   };

@@ -184,15 +184,54 @@ ${extra}`;
     writeFileSync(configFile, config(['a', 'b']).replace('    audienceMatchPolicy: MatchAny\n', ''));
     await reload();
     assert.equal((await seen(server, authorizer, await provider.token({ sub: 's-3', email: 'cy@example.com', hd: 'example.com', aud: 'new-aud' }))).status, 404);
-    // Not YAML at all, and a CEL expression: refused the same way.
+    // Not YAML at all, and a CEL expression that does not compile: refused the same way.
     writeFileSync(configFile, 'jwt: [');
     await reload();
-    writeFileSync(configFile, config(['new-aud'], '  userValidationRules:\n  - expression: "!user.username.startsWith(\'system:\')"\n'));
+    writeFileSync(configFile, config(['new-aud'], '  userValidationRules:\n  - expression: "!user.username.startsWith("\n'));
     await reload();
     assert.equal((await seen(server, authorizer, await provider.token({ sub: 's-4', email: 'di@example.com', hd: 'example.com', aud: 'new-aud' }))).status, 404);
     metrics = await metricsText(server);
     assert.match(metrics, /apiserver_authentication_config_controller_automatic_reloads_total\{status="failure",apiserver_id_hash="sha256:[0-9a-f]{64}"\} 3/);
     assert.match(metrics, /apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds\{status="failure",apiserver_id_hash="sha256:[0-9a-f]{64}"\} \d+/);
+  });
+  it('maps claims with CEL expressions and refuses tokens failing a CEL rule with 401', async () => {
+    const ca = provider.ca.trim().split('\n').map((l) => `      ${l}`).join('\n');
+    writeFileSync(configFile, `apiVersion: apiserver.config.k8s.io/v1
+kind: AuthenticationConfiguration
+jwt:
+- issuer:
+    url: ${provider.url}
+    certificateAuthority: |
+${ca}
+    audiences: [capstan]
+  claimValidationRules:
+  - expression: "claims.hd == 'example.com'"
+    message: the hd claim must be example.com
+  claimMappings:
+    username:
+      expression: "claims.email_verified ? 'mail:' + claims.email : 'sub:' + claims.sub"
+    groups:
+      expression: "claims.roles.map(r, 'role:' + r)"
+    uid:
+      expression: "claims.sub"
+    extra:
+    - key: example.org/tenant
+      valueExpression: "claims.?tenant.orValue('')"
+  userValidationRules:
+  - expression: "!user.username.startsWith('mail:root')"
+    message: no root
+`);
+    await reload();
+    const r = await seen(server, authorizer, await provider.token({ sub: 's-5', email: 'ed@example.com', email_verified: true, roles: ['dev', 'ops'], hd: 'example.com', tenant: 'blue', jti: 'tok-5' }));
+    assert.equal(r.status, 404);
+    assert.deepEqual(r.user, { username: 'mail:ed@example.com', uid: 's-5', groups: ['role:dev', 'role:ops', 'system:authenticated'], extra: { 'authentication.kubernetes.io/credential-id': ['JTI=tok-5'], 'example.org/tenant': ['blue'] } });
+    const unverified = await seen(server, authorizer, await provider.token({ sub: 's-6', email: 'fi@example.com', email_verified: false, roles: [], hd: 'example.com' }));
+    assert.equal(unverified.status, 404);
+    assert.deepEqual(unverified.user, { username: 'sub:s-6', uid: 's-6', groups: ['system:authenticated'] });
+    // the claim rule, the user rule, and an expression that fails to evaluate (no roles claim): 401
+    assert.equal((await seen(server, authorizer, await provider.token({ sub: 's-7', email: 'gu@example.com', email_verified: true, roles: [], hd: 'evil.com' }))).status, 401);
+    assert.equal((await seen(server, authorizer, await provider.token({ sub: 's-8', email: 'root@example.com', email_verified: true, roles: [], hd: 'example.com' }))).status, 401);
+    assert.equal((await seen(server, authorizer, await provider.token({ sub: 's-9', email: 'ha@example.com', email_verified: true, hd: 'example.com' }))).status, 401);
   });
 });
 

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
 import { loadAuthorizationConfiguration } from '../../src/authz/config-file.js';
+import { WebhookAuthorizer } from '../../src/authz/webhook.js';
+import type { AuthorizationAttributes } from '../../src/authz/authorizer.js';
 import { ApiServer } from '../../src/server/apiserver.js';
 import { ensurePki, issueClientCert } from '../../src/server/pki.js';
 import { writeKubeconfig } from '../../src/server/kubeconfig.js';
@@ -103,6 +105,89 @@ authorizers:
           '[authorizers[0].timeout: Invalid value: "45s": must be > 0s and <= 30s, authorizers[0].unauthorizedTTL: Required value, authorizers[0].subjectAccessReviewVersion: Unsupported value: "v2": supported values: "v1", "v1beta1", authorizers[0].failurePolicy: Unsupported value: "Maybe": supported values: "NoOpinion", "Deny", authorizers[0].connectionInfo.kubeConfigFile: Invalid value: "relative.kubeconfig": must be an absolute path]',
       );
     } finally {
+      removeDir(dir);
+    }
+  });
+
+  it('refuses broken matchConditions at load with kube\'s messages, and accepts good ones', () => {
+    const dir = tempDir('capstan-webhook-mc-');
+    try {
+      const kubeconfig = join(dir, 'hook.kubeconfig');
+      writeKubeconfig(kubeconfig, { server: 'https://127.0.0.1:1/authorize', caPem: '', clientCertPem: '', clientKeyPem: '', user: 'apiserver' });
+      const file = join(dir, 'authz.yaml');
+      const config = (conditions: string[]): string => `apiVersion: apiserver.config.k8s.io/v1
+kind: AuthorizationConfiguration
+authorizers:
+- type: Webhook
+  name: hook
+  webhook:
+    timeout: 3s
+    authorizedTTL: 5m
+    unauthorizedTTL: 30s
+    subjectAccessReviewVersion: v1
+    matchConditionSubjectAccessReviewVersion: v1
+    failurePolicy: NoOpinion
+    connectionInfo:
+      type: KubeConfigFile
+      kubeConfigFile: ${kubeconfig}
+    matchConditions:
+${conditions.map((c) => `    - expression: ${JSON.stringify(c)}`).join('\n')}
+`;
+      writeFileSync(file, config(["request.user == 'a'", 'request.user', "request.user == 'a'", ' ', 'foo.bar']));
+      assert.throws(
+        () => loadAuthorizationConfiguration(file),
+        (e: unknown) =>
+          (e as Error).message ===
+          '[authorizers[0].matchConditions[1].expression: Invalid value: "request.user": must evaluate to bool but got string, ' +
+          'authorizers[0].matchConditions[2].expression: Duplicate value: "request.user == \'a\'", ' +
+          'authorizers[0].matchConditions[3].expression: Required value, ' +
+          'authorizers[0].matchConditions[4].expression: Invalid value: "foo.bar": compilation failed: ERROR: <input>:1:1: undeclared reference to \'foo\' (in container \'\')\n | foo.bar\n | ^]',
+      );
+      writeFileSync(file, config(Array.from({ length: 65 }, (_, i) => `request.user == 'u${i}'`)));
+      assert.throws(() => loadAuthorizationConfiguration(file), (e: unknown) => (e as Error).message === 'authorizers[0].matchConditions: Too many: 65: must have at most 64 items');
+      writeFileSync(file, config(["has(request.resourceAttributes) && request.resourceAttributes.namespace == 'team'"]));
+      const [entry] = loadAuthorizationConfiguration(file);
+      assert.deepEqual(entry?.webhook?.matchConditions, ["has(request.resourceAttributes) && request.resourceAttributes.namespace == 'team'"]);
+    } finally {
+      removeDir(dir);
+    }
+  });
+
+  it('asks the webhook only when every matchCondition is true; false is no opinion, an error the failure policy', async () => {
+    const dir = tempDir('capstan-webhook-mc-');
+    const hookPki = await ensurePki({ servingNames: [], adminUser: 'hook-client', adminGroups: [] });
+    const asked: string[] = [];
+    const hook: Server = createServer({ key: hookPki.serving.key, cert: hookPki.serving.cert }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        asked.push(review.spec.user);
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ ...review, status: { allowed: true, reason: 'hook' } }));
+      });
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    try {
+      const kubeconfig = join(dir, 'hook.kubeconfig');
+      writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${(hook.address() as AddressInfo).port}/authorize`, caPem: hookPki.servingCa!, clientCertPem: hookPki.admin!.cert, clientKeyPem: hookPki.admin!.key, user: 'apiserver' });
+      const webhook = new WebhookAuthorizer({
+        kubeconfigFile: kubeconfig, version: 'v1', authorizedTtlMs: 0, unauthorizedTtlMs: 0, timeoutMs: 5_000, failurePolicy: 'Deny',
+        matchConditions: ["request.resourceAttributes.namespace == 'team'", "!('system:masters' in request.groups)"],
+      });
+      const get = (user: string, namespace: string, groups: string[] = []): AuthorizationAttributes => ({ user: { username: user, groups }, verb: 'get', resourceRequest: true, namespace, resource: 'pods', name: 'p' });
+      assert.deepEqual(await webhook.authorize(get('in-team', 'team')), { decision: 'Allow', reason: 'hook' });
+      assert.deepEqual(await webhook.authorize(get('elsewhere', 'other')), { decision: 'NoOpinion', reason: '' });
+      assert.deepEqual(await webhook.authorize(get('master', 'team', ['system:masters'])), { decision: 'NoOpinion', reason: '' });
+      // No resourceAttributes: the first condition fails to evaluate and none is false: Deny (the failure policy) with the error.
+      const nonResource = await webhook.authorize({ user: { username: 'np', groups: [] }, verb: 'get', resourceRequest: false, path: '/healthz' });
+      assert.equal(nonResource.decision, 'Deny');
+      assert.match(nonResource.error ?? '', /^cel evaluation error: expression 'request\.resourceAttributes\.namespace == 'team'' resulted in error: /);
+      // An error and a false: the false wins, no opinion without an error.
+      assert.deepEqual(await webhook.authorize({ user: { username: 'np', groups: ['system:masters'] }, verb: 'get', resourceRequest: false, path: '/healthz' }), { decision: 'NoOpinion', reason: '' });
+      assert.deepEqual(asked, ['in-team']);
+    } finally {
+      hook.close();
       removeDir(dir);
     }
   });

@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
   aggregateMessage,
-  CEL_NOT_SUPPORTED,
-  NO_CEL,
+  EMAIL_VERIFIED_REQUIRED,
   parseAuthenticationConfig,
   validateAuthenticationConfig,
   type AuthenticationConfiguration,
@@ -29,12 +28,12 @@ const jwt = (over: Partial<JwtAuthenticatorConfig> = {}): JwtAuthenticatorConfig
 });
 
 function messages(c: AuthenticationConfiguration, disallowedIssuers: string[] = []): string {
-  return aggregateMessage(validateAuthenticationConfig(c, { compiler: NO_CEL, disallowedIssuers }));
+  return aggregateMessage(validateAuthenticationConfig(c, { disallowedIssuers }));
 }
 
 describe('AuthenticationConfiguration validation', () => {
   it('accepts a claim-based configuration', () => {
-    assert.deepEqual(validateAuthenticationConfig({ jwt: [jwt()] }, { compiler: NO_CEL, disallowedIssuers: [] }), []);
+    assert.deepEqual(validateAuthenticationConfig({ jwt: [jwt()] }, { disallowedIssuers: [] }), []);
   });
 
   it('reports issuer problems with kube field paths and texts', () => {
@@ -67,13 +66,33 @@ describe('AuthenticationConfiguration validation', () => {
     assert.equal(messages({ jwt: [jwt({ userValidationRules: [{ expression: '' }] })] }), 'jwt[0].userValidationRules[0].expression: Required value: expression is required');
   });
 
-  it('refuses every CEL expression with a clear error until CEL is wired in', () => {
+  it('compiles CEL expressions at load and reports their errors as kube does', () => {
+    assert.deepEqual(validateAuthenticationConfig({ jwt: [jwt({
+      claimMappings: { username: { expression: "'oidc:' + claims.sub" }, groups: { expression: 'claims.roles' }, uid: { expression: 'claims.sub' }, extra: [{ key: 'example.org/team', valueExpression: 'claims.team' }] },
+      claimValidationRules: [{ expression: "claims.hd == 'example.com'", message: 'wrong domain' }],
+      userValidationRules: [{ expression: "!user.username.startsWith('system:')" }],
+    })] }, { disallowedIssuers: [] }), []);
     assert.equal(
-      messages({ jwt: [jwt({ claimMappings: { username: { expression: 'claims.sub' } } })] }),
-      `jwt[0].claimMappings.username.expression: Invalid value: "claims.sub": ${CEL_NOT_SUPPORTED}`,
+      messages({ jwt: [jwt({ claimMappings: { username: { expression: 'foo.bar' } } })] }),
+      "jwt[0].claimMappings.username.expression: Invalid value: \"foo.bar\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')\n | foo.bar\n | ^",
     );
-    assert.match(messages({ jwt: [jwt({ claimValidationRules: [{ expression: 'claims.x == 1', message: 'm' }] })] }), /claimValidationRules\[0\]\.expression: .*not supported yet/);
-    assert.match(CEL_NOT_SUPPORTED, /CEL expressions are not supported yet/);
+    assert.equal(messages({ jwt: [jwt({ claimValidationRules: [{ expression: 'claims.foo' }] })] }), 'jwt[0].claimValidationRules[0].expression: Invalid value: "claims.foo": must evaluate to bool');
+    assert.equal(messages({ jwt: [jwt({ userValidationRules: [{ expression: 'user.username' }] })] }), 'jwt[0].userValidationRules[0].expression: Invalid value: "user.username": must evaluate to bool');
+  });
+
+  it('requires claims.email_verified beside a username expression reading claims.email', () => {
+    const username = 'has(claims.email) ? claims.email : claims.sub';
+    assert.equal(
+      messages({ jwt: [jwt({ claimMappings: { username: { expression: username } } })] }),
+      `jwt[0].claimMappings.username.expression: Invalid value: ${JSON.stringify(username)}: ${EMAIL_VERIFIED_REQUIRED}`,
+    );
+    for (const with_ of [
+      { claimMappings: { username: { expression: 'claims.email_verified ? claims.email : claims.sub' } } },
+      { claimMappings: { username: { expression: 'claims.email' } }, claimValidationRules: [{ expression: 'claims.?email_verified.orValue(false) == true' }] },
+      { claimMappings: { username: { expression: 'claims.email' }, extra: [{ key: 'example.org/v', valueExpression: 'string(claims.email_verified)' }] } },
+    ]) assert.deepEqual(validateAuthenticationConfig({ jwt: [jwt(with_)] }, { disallowedIssuers: [] }), []);
+    // an index is not a select, as in kube
+    assert.deepEqual(validateAuthenticationConfig({ jwt: [jwt({ claimMappings: { username: { expression: "claims['email']" } } })] }, { disallowedIssuers: [] }), []);
   });
 
   it('checks the anonymous section', () => {
@@ -126,6 +145,12 @@ describe('--oidc-* flags', () => {
       );
       assert.throws(() => new JwtAuthenticators({ oidc: flags({ signingAlgs: ['RS256', 'HS256'] }), apiServerId: 'x', logger }), /^Error: oidc: unsupported signing alg: "HS256"$/);
       assert.throws(() => new JwtAuthenticators({ configFile: join(dir, 'missing.yaml'), apiServerId: 'x', logger }), /^Error: failed to load authentication configuration from file ".*missing.yaml": ENOENT/);
+      const broken = join(dir, 'cel.yaml');
+      writeFileSync(broken, 'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\njwt:\n- issuer:\n    url: https://issuer.example\n    audiences: [a]\n  claimMappings:\n    username:\n      expression: "claims.sub +"\n');
+      assert.throws(
+        () => new JwtAuthenticators({ configFile: broken, apiServerId: 'x', logger }),
+        (e: unknown) => (e as Error).message.startsWith('invalid authentication configuration: jwt[0].claimMappings.username.expression: Invalid value: "claims.sub +": compilation failed: ERROR: <input>:1:'),
+      );
     } finally {
       removeDir(dir);
     }
