@@ -15,18 +15,47 @@ import { ServiceAccountTokenIssuer } from '../src/authn/service-account-issuer.j
 import { verificationKey } from '../src/authn/service-account-keys.js';
 import { ServiceAccountTokenAuthenticator } from '../src/authn/service-account-token.js';
 import { TokenFileAuthenticator } from '../src/authn/token-file.js';
+import { toYaml } from '../src/codec/codec.js';
+import { makePki, OidcProvider, startTlsServer } from '../test/helpers/authn.js';
 
 /**
  * Authenticated GETs of one ConfigMap by each authentication method, in one
  * server and one run: the client certificate (the baseline: TLS did the
- * work), a static token (a map lookup) and a service account token (a JWT:
+ * work), a static token (a map lookup), a service account token (a JWT:
  * its signature is verified once and cached; the ServiceAccount is looked up
- * in the watch cache on every request). After an unrecorded warm-up, three
- * rounds, alternating, so that no method gets the warmer machine.
+ * in the watch cache on every request), an OIDC id token (verified once,
+ * cached 10 s), a token webhook's token (its answer cached for the webhook
+ * cache TTL) and the authenticating proxy (its client certificate checked
+ * once per connection, the user from X-Remote-User). The OIDC provider and
+ * the webhook run in this process on loopback with their own CA. After an
+ * unrecorded warm-up, three rounds, alternating, so that no method gets the
+ * warmer machine.
  */
 export async function authnSection(cfg: BenchConfig, dataDir: string): Promise<PhaseResult[]> {
   writeFileSync(join(dataDir, 'tokens.csv'), 'bench-static-token,bench-user,bench-uid,"bench"\n');
-  const server = await startServer({ backend: cfg.backend, dataDir, args: ['--token-auth-file', join(dataDir, 'tokens.csv')] });
+  const provider = await OidcProvider.start();
+  const hookPki = await makePki('unused');
+  const webhook = await startTlsServer(hookPki, (_req, res, body) => {
+    const review = JSON.parse(body) as { apiVersion: string };
+    res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'TokenReview', status: { authenticated: true, user: { username: 'hooked' } } }));
+  });
+  const proxyPki = await makePki('front-proxy-client');
+  writeFileSync(join(dataDir, 'oidc-ca.crt'), provider.ca);
+  writeFileSync(join(dataDir, 'proxy-ca.crt'), proxyPki.servingCa!);
+  writeFileSync(
+    join(dataDir, 'webhook.kubeconfig'),
+    toYaml({ apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'w', cluster: { server: webhook.url, 'certificate-authority-data': Buffer.from(hookPki.servingCa!).toString('base64') } }], users: [{ name: 'w', user: {} }], contexts: [{ name: 'w', context: { cluster: 'w', user: 'w' } }], 'current-context': 'w' }),
+  );
+  const server = await startServer({
+    backend: cfg.backend,
+    dataDir: join(dataDir, 'data'),
+    args: [
+      '--token-auth-file', join(dataDir, 'tokens.csv'),
+      '--oidc-issuer-url', provider.url, '--oidc-client-id', 'capstan', '--oidc-ca-file', join(dataDir, 'oidc-ca.crt'),
+      '--authentication-token-webhook-config-file', join(dataDir, 'webhook.kubeconfig'),
+      '--requestheader-client-ca-file', join(dataDir, 'proxy-ca.crt'), '--requestheader-username-headers', 'X-Remote-User',
+    ],
+  });
   try {
     const cert: Target = { url: server.url, creds: credentialsFrom(server.kubeconfig), pid: server.proc.pid };
     await createNamespace(cert, 'bench');
@@ -40,6 +69,9 @@ export async function authnSection(cfg: BenchConfig, dataDir: string): Promise<P
       ['GET ConfigMap: client certificate', cert],
       ['GET ConfigMap: static token', { ...cert, token: 'bench-static-token' }],
       ['GET ConfigMap: service account token (JWT)', { ...cert, token: requested.json.status.token }],
+      ['GET ConfigMap: OIDC id token (--oidc-*)', { ...cert, token: await provider.token({ sub: 'bench' }) }],
+      ['GET ConfigMap: token webhook', { ...cert, token: 'opaque-webhook-token' }],
+      ['GET ConfigMap: authenticating proxy', { ...cert, creds: { ...cert.creds, cert: proxyPki.admin!.cert, key: proxyPki.admin!.key }, headers: { 'X-Remote-User': 'bench' } }],
     ];
     const results: PhaseResult[] = [];
     // Unrecorded warm-up: the first phase would otherwise also pay the JIT's and the connections' start.
@@ -52,6 +84,8 @@ export async function authnSection(cfg: BenchConfig, dataDir: string): Promise<P
     return results;
   } finally {
     await server.stop();
+    await provider.close();
+    await webhook.close();
   }
 }
 

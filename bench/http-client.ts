@@ -18,6 +18,8 @@ export interface Target {
   pid?: number | undefined;
   /** A bearer token to authenticate with instead of the client certificate (which is then not sent). */
   token?: string | undefined;
+  /** Headers sent with every request (e.g. an authenticating proxy's X-Remote-User). */
+  headers?: Record<string, string> | undefined;
 }
 
 /** The client certificate, unless the target authenticates with a token. */
@@ -49,6 +51,7 @@ export function startRequest(agent: AnyAgent, target: Target, spec: RequestSpec,
   const u = new URL(spec.path, target.url);
   const headers: Record<string, string> = spec.body ? { 'Content-Type': spec.contentType ?? 'application/json', 'Content-Length': String(Buffer.byteLength(spec.body)) } : {};
   if (target.token) headers.Authorization = `Bearer ${target.token}`;
+  if (target.headers) Object.assign(headers, target.headers);
   const common = { method: spec.method, hostname: u.hostname, port: u.port, path: u.pathname + u.search, headers };
   const req = isHttps(target)
     ? httpsRequest({ ...common, agent: agent as HttpsAgent, ca: target.creds.ca, ...clientCert(target) }, onResponse)
