@@ -1,3 +1,4 @@
+import { MACRO_OVERRIDDEN_FUNCTIONS } from './libraries/builtins.js';
 import { libraryCallCost } from './libraries/cost.js';
 import { COST_LIMIT_EXCEEDED_MESSAGE, MAX_UINT64 } from './limits.js';
 
@@ -192,6 +193,8 @@ function wrap(node: Node, ctor: unknown): void {
   } else if (meta.evaluate) {
     inner = meta.evaluate;
   } else return;
+  // indexOf, lastIndexOf, substring and split are macros here only to get cel-go's semantics: charged as calls
+  if (macroCall && node.op === 'rcall' && MACRO_OVERRIDDEN_FUNCTIONS.has((node.args as [string])[0])) macroCall = false;
   if (macroCall && node.op === 'rcall') {
     const [fn, , argNodes] = node.args as [string, Node, Node[]];
     const fixedCost = MACRO_FIXED[fn] ?? 0;

@@ -196,6 +196,13 @@ function apply(o: Override, recv: unknown, values: unknown[]): CelValue {
 }
 
 /**
+ * The functions taken over by macros: they are calls in cel-go, so the cost
+ * estimator and the runtime charge them as calls (libraries/cost.ts), not as
+ * comprehensions.
+ */
+export const MACRO_OVERRIDDEN_FUNCTIONS: ReadonlySet<string> = new Set(OVERRIDES.map((o) => o.name));
+
+/**
  * Takes over indexOf, lastIndexOf (strings and lists), substring and split. The
  * macros are declared on `bytes` receivers so that they do not collide with
  * cel-js's string overloads; cel-js expands a macro whatever the receiver.
