@@ -236,10 +236,22 @@ class Estimator {
         if (argSizes[0]) return { cost: add(byFactor(argSizes[0], 0.1), argCost), shape: {} };
         break;
       case 'string':
-      case 'bytes':
-        if (argSizes[0] && (args[0]?.checkedType?.name === 'string' || args[0]?.checkedType?.name === 'bytes')) {
-          return { cost: add(byFactor(argSizes[0], 0.1), argCost), shape: { size: argSizes[0] } };
+      case 'bytes': {
+        const from = args[0]?.checkedType?.name;
+        const sz = argSizes[0];
+        if (sz && (from === 'string' || from === 'bytes')) {
+          // cel-go: a string becomes up to 4 bytes per code point; 4 bytes may make one code point
+          let size = sz;
+          if (fn === 'bytes' && from === 'string') size = { min: sz.min, max: multiplySaturating(sz.max, 4) };
+          if (fn === 'string' && from === 'bytes') size = { min: Math.floor(sz.min / 4), max: sz.max };
+          return { cost: add(byFactor(sz, 0.1), argCost), shape: { size } };
         }
+        // string(int) and the other conversions: no size, as in cel-go (a concatenation with one is unbounded)
+        break;
+      }
+      case 'format':
+        // ext.Strings format: the format string's traversal; no result size (cel-go cannot bound it)
+        if (targetSize) return { cost: add(byFactor(targetSize, 0.1), argCost), shape: {} };
         break;
     }
     return { cost: add(fixed(1), argCost), shape: {} };

@@ -93,6 +93,8 @@ function callCost(node: Node, result: unknown): number {
     case 'startsWith':
     case 'endsWith':
       return ceil(sizeOf(args[0]) * 0.1);
+    case 'format':
+      return targetNode ? ceil(sizeOf(target) * 0.1) : 1;
     case 'string':
     case 'bytes':
       return typeof args[0] === 'string' || args[0] instanceof Uint8Array ? ceil(sizeOf(args[0]) * 0.1) : 1;

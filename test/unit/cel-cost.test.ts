@@ -167,3 +167,28 @@ describe('cel: string functions cost what kube charges', () => {
     });
   }
 });
+
+describe('cel: conversions and format cost what cel-go charges', () => {
+  const schema: OpenApiSchema = { type: 'object', properties: { name: str(100), n: { type: 'integer' } } };
+  const env = crdRuleEnvironment(schema)!;
+  const value = { name: 'a'.repeat(100), n: 5 };
+  // [expression, static max, runtime cost on `value`]
+  const cases: [string, number, number][] = [
+    // ExtFormatString: the format string's traversal, ceil(26 × 0.1), plus its arguments (list 10, self.n 2)
+    ["'x exceeded max limit of %d'.format([self.n])", 15, 15],
+    // string(int) has no size estimate: the concatenation is unbounded (ceil(2^64 × 0.1) saturated in doubles)
+    ["'x exceeded max limit of ' + string(self.n)", Math.ceil(18446744073709551615 * 0.1), 6],
+    // bytes(string): traversal 400 × 0.1; the result may be 4 bytes per code point
+    ['bytes(self.name).size() > 0', 44, 14],
+  ];
+  for (const [expr, estimate, runtime] of cases) {
+    it(expr, () => {
+      const r = compile(expr, env.environment);
+      if (!r.ok) assert.fail(r.error.detail);
+      assert.equal(r.program.cost.max, estimate);
+      const e = evaluate(r.program, { self: toCel(env.environment, value, env.selfType) });
+      assert.ok(e.ok);
+      assert.equal(e.cost, runtime);
+    });
+  }
+});
