@@ -1,4 +1,5 @@
-import { estimateLibraryCallCost, type CostEstimate, type SizeEstimate } from './libraries/cost.js';
+import { MACRO_OVERRIDDEN_FUNCTIONS } from './libraries/builtins.js';
+import { estimateLibraryCallCost, type CallDetail, type CostEstimate, type SizeEstimate } from './libraries/cost.js';
 import { addSaturating, MAX_UINT64, multiplySaturating } from './limits.js';
 import type { DeclType } from './types.js';
 
@@ -190,7 +191,8 @@ class Estimator {
   }
 
   #call(node: AstNodeLike, fn: string, target: AstNodeLike | undefined, args: AstNodeLike[]): Estimate {
-    const isMacro = node.meta?.alternate !== undefined || node.meta?.macro !== undefined;
+    // indexOf, lastIndexOf, substring and split are macros here only to get cel-go's semantics: calls in cel-go
+    const isMacro = (node.meta?.alternate !== undefined || node.meta?.macro !== undefined) && !MACRO_OVERRIDDEN_FUNCTIONS.has(fn);
     if (isMacro) {
       if (fn === 'has' && target === undefined) {
         const sel = args[0];
@@ -207,7 +209,7 @@ class Estimator {
     for (const a of as) argCost = add(argCost, a.cost);
     const targetSize = target && t ? this.#sizeOf(target, t.shape) : undefined;
     const argSizes = args.map((a, i) => this.#sizeOf(a, as[i]!.shape));
-    const lib = estimateLibraryCallCost(fn, targetSize, argSizes);
+    const lib = estimateLibraryCallCost(fn, targetSize, argSizes, target && t ? this.#callDetail(target, t.shape, args) : {});
     if (lib) return { cost: add(lib.cost, argCost), shape: lib.resultSize ? { size: lib.resultSize } : {} };
     switch (fn) {
       case 'dyn':
@@ -234,13 +236,41 @@ class Estimator {
         if (argSizes[0]) return { cost: add(byFactor(argSizes[0], 0.1), argCost), shape: {} };
         break;
       case 'string':
-      case 'bytes':
-        if (argSizes[0] && (args[0]?.checkedType?.name === 'string' || args[0]?.checkedType?.name === 'bytes')) {
-          return { cost: add(byFactor(argSizes[0], 0.1), argCost), shape: { size: argSizes[0] } };
+      case 'bytes': {
+        const from = args[0]?.checkedType?.name;
+        const sz = argSizes[0];
+        if (sz && (from === 'string' || from === 'bytes')) {
+          // cel-go: a string becomes up to 4 bytes per code point; 4 bytes may make one code point
+          let size = sz;
+          if (fn === 'bytes' && from === 'string') size = { min: sz.min, max: multiplySaturating(sz.max, 4) };
+          if (fn === 'string' && from === 'bytes') size = { min: Math.floor(sz.min / 4), max: sz.max };
+          return { cost: add(byFactor(sz, 0.1), argCost), shape: { size } };
         }
+        // string(int) and the other conversions: no size, as in cel-go (a concatenation with one is unbounded)
+        break;
+      }
+      case 'format':
+        // ext.Strings format: the format string's traversal; no result size (cel-go cannot bound it)
+        if (targetSize) return { cost: add(byFactor(targetSize, 0.1), argCost), shape: {} };
         break;
     }
     return { cost: add(fixed(1), argCost), shape: {} };
+  }
+
+  /** What kube's estimator reads from the checked AST: the receiver list's element (kind and size) and literal arguments. */
+  #callDetail(target: AstNodeLike, shape: Shape, args: AstNodeLike[]): CallDetail {
+    const literalArgs = args.map((a) => (a.op === 'value' ? a.args : undefined));
+    if (target.checkedType?.kind !== 'list') return { literalArgs };
+    const elem = elemDecl(shape.decl);
+    const elemName = target.checkedType && 'valueType' in target.checkedType
+      ? (target.checkedType as { valueType?: { name?: string } }).valueType?.name : undefined;
+    const elementSize = elem ? declSize(elem, this.#pathSizes) : undefined;
+    return {
+      targetIsList: true,
+      elementIsStringOrBytes: elemName === 'string' || elemName === 'bytes',
+      ...(elementSize ? { elementSize } : {}),
+      literalArgs,
+    };
   }
 
   #bind(args: AstNodeLike[]): Estimate {

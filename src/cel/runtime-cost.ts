@@ -1,3 +1,4 @@
+import { MACRO_OVERRIDDEN_FUNCTIONS } from './libraries/builtins.js';
 import { libraryCallCost } from './libraries/cost.js';
 import { COST_LIMIT_EXCEEDED_MESSAGE, MAX_UINT64 } from './limits.js';
 
@@ -92,6 +93,8 @@ function callCost(node: Node, result: unknown): number {
     case 'startsWith':
     case 'endsWith':
       return ceil(sizeOf(args[0]) * 0.1);
+    case 'format':
+      return targetNode ? ceil(sizeOf(target) * 0.1) : 1;
     case 'string':
     case 'bytes':
       return typeof args[0] === 'string' || args[0] instanceof Uint8Array ? ceil(sizeOf(args[0]) * 0.1) : 1;
@@ -192,6 +195,8 @@ function wrap(node: Node, ctor: unknown): void {
   } else if (meta.evaluate) {
     inner = meta.evaluate;
   } else return;
+  // indexOf, lastIndexOf, substring and split are macros here only to get cel-go's semantics: charged as calls
+  if (macroCall && node.op === 'rcall' && MACRO_OVERRIDDEN_FUNCTIONS.has((node.args as [string])[0])) macroCall = false;
   if (macroCall && node.op === 'rcall') {
     const [fn, , argNodes] = node.args as [string, Node, Node[]];
     const fixedCost = MACRO_FIXED[fn] ?? 0;

@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
 import { packageRootDir } from '../../src/api/files.js';
-import { runConformance, scoreBySuite } from '../cel/conformance.js';
+import { KUBE_EXTENSION_SUITES, runConformance, scoreBySuite } from '../cel/conformance.js';
 
 /**
- * cel-spec's conformance data against the CEL library under src/cel/.
+ * cel-spec's conformance data against the CEL library under src/cel/; the
+ * files of extensions kube enables run over src/cel's Kubernetes libraries.
  * test/cel/known-failures.json lists every case known to fail, with why;
  * a case that passed and now fails (the score drops) fails this test.
  * CEL_CONFORMANCE_UPDATE=1 rewrites the list from the current run.
@@ -18,7 +19,7 @@ describe('cel: conformance (@bufbuild/cel-spec)', () => {
   const outcomes = runConformance();
   const scores = scoreBySuite(outcomes);
   const passed = outcomes.filter((o) => o.passed).length;
-  console.log(`CEL conformance: ${passed}/${outcomes.length}`);
+  console.log(`CEL conformance: ${passed}/${outcomes.length} (${[...KUBE_EXTENSION_SUITES].join(', ')} over the Kubernetes libraries)`);
   for (const [suite, s] of scores) console.log(`  ${suite}: ${s.passed}/${s.total}`);
 
   if (process.env['CEL_CONFORMANCE_UPDATE'] === '1') {

@@ -117,3 +117,78 @@ describe('cel: runtime cost', () => {
     assert.ok(e.cost <= r.program.cost.max, `${e.cost} > ${r.program.cost.max}`);
   });
 });
+
+/*
+ * ext.Strings and kube list functions, priced by kube's library cost
+ * (apiserver/pkg/cel/library/cost.go): a string of maxLength 100 has a size
+ * of 400 (kube counts 4 bytes per code point), a list of 10 strings of
+ * maxLength 20 has elements of size 80. indexOf, lastIndexOf, substring and
+ * split are cel-js macros here; they must be priced as the calls they are in
+ * cel-go, not as comprehensions.
+ */
+describe('cel: string functions cost what kube charges', () => {
+  const schema: OpenApiSchema = {
+    type: 'object',
+    properties: { name: str(100), tags: arrayOf(str(20), 10) },
+  };
+  const value = { name: 'a'.repeat(100), tags: Array.from({ length: 10 }, () => 'abcdefghijklmnopqrst') };
+  // [rule, static max (EstimateCallCost), runtime cost on `value` (CallCost)]
+  const cases: [string, number, number][] = [
+    // self 1 + .name 1 + 400 × 0.1 + comparison 1; at runtime traversal floor(100 × 0.1)
+    ["self.name.indexOf('a') >= 0", 43, 13],
+    ["self.name.lastIndexOf('a') >= 0", 43, 13],
+    ["self.name.indexOf('a', 2) >= 0", 43, 13],
+    ["self.name.substring(1) == 'a'", 43, 13],
+    ["self.name.substring(1, 2) == 'a'", 43, 13],
+    ["self.name.lowerAscii() == 'a'", 43, 13],
+    ["self.name.upperAscii() == 'a'", 43, 13],
+    ["self.name.trim() == 'a'", 43, 13],
+    // 400 × 0.2 (traversal and result) + size() + comparison
+    ["self.name.split(',').size() > 0", 84, 24],
+    ["self.name.replace('a', 'b') == 'a'", 83, 23],
+    // list size 10 × (1 + 80 × 0.1); at runtime the strings' traversal, 10 × floor(20 × 0.1)
+    ["self.tags.indexOf('a') >= 0", 93, 23],
+    ["self.tags.lastIndexOf('a') >= 0", 93, 23],
+    // (10 × 80 + 9 × 1) × 0.1; at runtime the result's size (209) × 0.2
+    ["self.tags.join(',') == 'a'", 84, 45],
+    ['self.tags.join() == "a"', 83, 43],
+    // charAt has no library estimate: a plain call
+    ["self.name.charAt(1) == 'a'", 4, 4],
+  ];
+  const env = crdRuleEnvironment(schema)!;
+  for (const [rule, estimate, runtime] of cases) {
+    it(rule, () => {
+      const r = compile(rule, env.environment);
+      if (!r.ok) assert.fail(r.error.detail);
+      assert.equal(r.program.cost.max, estimate);
+      const e = evaluate(r.program, { self: toCel(env.environment, value, env.selfType) });
+      assert.ok(e.ok);
+      assert.equal(e.cost, runtime);
+    });
+  }
+});
+
+describe('cel: conversions and format cost what cel-go charges', () => {
+  const schema: OpenApiSchema = { type: 'object', properties: { name: str(100), n: { type: 'integer' } } };
+  const env = crdRuleEnvironment(schema)!;
+  const value = { name: 'a'.repeat(100), n: 5 };
+  // [expression, static max, runtime cost on `value`]
+  const cases: [string, number, number][] = [
+    // ExtFormatString: the format string's traversal, ceil(26 × 0.1), plus its arguments (list 10, self.n 2)
+    ["'x exceeded max limit of %d'.format([self.n])", 15, 15],
+    // string(int) has no size estimate: the concatenation is unbounded (ceil(2^64 × 0.1) saturated in doubles)
+    ["'x exceeded max limit of ' + string(self.n)", Math.ceil(18446744073709551615 * 0.1), 6],
+    // bytes(string): traversal 400 × 0.1; the result may be 4 bytes per code point
+    ['bytes(self.name).size() > 0', 44, 14],
+  ];
+  for (const [expr, estimate, runtime] of cases) {
+    it(expr, () => {
+      const r = compile(expr, env.environment);
+      if (!r.ok) assert.fail(r.error.detail);
+      assert.equal(r.program.cost.max, estimate);
+      const e = evaluate(r.program, { self: toCel(env.environment, value, env.selfType) });
+      assert.ok(e.ok);
+      assert.equal(e.cost, runtime);
+    });
+  }
+});

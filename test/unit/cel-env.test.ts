@@ -335,3 +335,12 @@ describe('cel: dotted variable names (kube\'s authorizer.requestResource)', () =
     assert.ok(compile('a == "x"', e).ok);
   });
 });
+
+describe('cel: no ext.Bindings in the base environment (apiserver/pkg/cel/environment/base.go)', () => {
+  it("cel.bind is an undeclared reference to 'cel', as in kube", () => {
+    const env = crdRuleEnvironment({ type: 'object', properties: { n: { type: 'integer' } } })!;
+    const r = compile('cel.bind(x, 1, x == 1)', env.environment);
+    assert.ok(!r.ok);
+    assert.equal(r.error.detail, "compilation failed: ERROR: <input>:1:1: undeclared reference to 'cel' (in container '')\n | cel.bind(x, 1, x == 1)\n | ^");
+  });
+});

@@ -28,6 +28,9 @@ describe('CEL library: extended strings (ext.Strings version 2)', () => {
     { expr: "'hello mellow'.indexOf('ello', 20)", error: 'index out of range: 20' },
     { expr: "'hello mellow'.lastIndexOf('ello', -1)", error: 'index out of range: -1' },
     { expr: "'hello mellow'.lastIndexOf('')", value: 12n },
+    // cel-go: a needle longer than the string is -1, not an out-of-range offset (cel-spec string_ext/last_index_of/empty_string)
+    { expr: "''.lastIndexOf('@@')", value: -1n },
+    { expr: "'a'.lastIndexOf('abc')", value: -1n },
     { expr: "''.indexOf('a')", error: 'index out of range: 0' },
     // Indexes count code points, as Go's runes.
     { expr: "'😀abc'.indexOf('a')", value: 1n },

@@ -57,6 +57,16 @@ describe('CEL libraries: version gating as kube-apiserver 1.36 base environment'
     }
   });
 
+  // base.go enables neither ext.Bindings, ext.Math nor ext.Encoders at any version (only DRA's environment adds ext.Bindings)
+  it('has no cel.bind, math.* or base64.* at any version', () => {
+    for (const version of ['1.27', '1.30', '1.34', '1.36']) {
+      const env = celLibEnv({ version });
+      for (const expr of ['cel.bind(x, 1, x == 1)', 'y.bind(x, 1, x == 1)', 'math.greatest(1, 2) == 2', "base64.encode(b'a') == 'YQ=='"]) {
+        assert.equal(env.check(expr).valid, false, `${expr} at ${version}`);
+      }
+    }
+  });
+
   it('rejects a version that is not major.minor', () => {
     assert.throws(() => celLibEnv({ version: 'latest' }), /invalid version/);
   });

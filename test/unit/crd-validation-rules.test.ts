@@ -168,3 +168,33 @@ describe('x-kubernetes-validations on custom resources', () => {
     assert.equal(crs.rules, crs.rules);
   });
 });
+
+/*
+ * The documentation's messageExpression example concatenates string(int):
+ * cel-go gives conversions to string no size, so the concatenation's cost is
+ * unbounded and kube refuses the CRD (seen on a cluster, and in cluster-api's
+ * mirror of kube's checks: "Using + and string() exceeds the cost limit").
+ * format() and join() over bounded values are accepted.
+ */
+describe('messageExpression cost as kube estimates it', () => {
+  const withMessage = (messageExpression: string): JsonObject =>
+    specSchema({
+      type: 'object',
+      properties: { x: { type: 'integer' }, maxLimit: { type: 'integer' }, tags: { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 20 } } },
+      'x-kubernetes-validations': [{ rule: 'self.x <= self.maxLimit', messageExpression }],
+    });
+  const at = `${ROOT}.properties[spec].x-kubernetes-validations[0].messageExpression`;
+
+  it("'...' + string(self.maxLimit) is refused with kube's three cost errors", () => {
+    assert.deepEqual(check(withMessage("'x exceeded max limit of ' + string(self.maxLimit)")), [
+      `${at}: Forbidden: estimated messageExpression cost exceeds budget by factor of more than 100x ${COST_HINT}`,
+      `${at}: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
+      `${ROOT}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${COST_HINT}`,
+    ]);
+  });
+
+  it('format() and join() over bounded values are accepted', () => {
+    assert.deepEqual(check(withMessage("'x exceeded max limit of %d'.format([self.maxLimit])")), []);
+    assert.deepEqual(check(withMessage("'tags: ' + self.tags.join(',')")), []);
+  });
+});

@@ -99,6 +99,13 @@ export function lastIndexOfOffset(s: string, sub: string, offset: bigint): bigin
   return -1n;
 }
 
+/** ext.Strings lastIndexOf: the string's length for an empty needle; -1 when the needle is longer (in UTF-8 bytes, as Go compares). */
+function lastIndexOf(s: string, sub: string): bigint {
+  if (sub === '') return BigInt(runes(s).length);
+  if (Buffer.byteLength(s, 'utf8') < Buffer.byteLength(sub, 'utf8')) return -1n;
+  return lastIndexOfOffset(s, sub, BigInt(runes(s).length - 1));
+}
+
 function substr(s: string, start: bigint): string {
   const r = runes(s);
   if (start < 0n || start > BigInt(r.length)) throw libraryError(`index out of range: ${start}`);
@@ -135,7 +142,7 @@ const OVERRIDES: readonly Override[] = [
     name: 'lastIndexOf',
     params: ['string'],
     result: 'int',
-    onString: (s: string, sub: string) => (sub === '' ? BigInt(runes(s).length) : lastIndexOfOffset(s, sub, BigInt(runes(s).length - 1))),
+    onString: lastIndexOf,
     onList: (l, x) => {
       for (let i = l.length - 1; i >= 0; i--) if (celEquals(l[i], x)) return BigInt(i);
       return -1n;
@@ -194,6 +201,13 @@ function apply(o: Override, recv: unknown, values: unknown[]): CelValue {
     message: noOverload(o.name, runtimeKind(recv) ?? typeof recv, values.map((v) => runtimeKind(v) ?? typeof v)),
   });
 }
+
+/**
+ * The functions taken over by macros: they are calls in cel-go, so the cost
+ * estimator and the runtime charge them as calls (libraries/cost.ts), not as
+ * comprehensions.
+ */
+export const MACRO_OVERRIDDEN_FUNCTIONS: ReadonlySet<string> = new Set(OVERRIDES.map((o) => o.name));
 
 /**
  * Takes over indexOf, lastIndexOf (strings and lists), substring and split. The

@@ -1,6 +1,7 @@
 import type { Environment } from '@marcbachmann/cel-js';
 
 import { registerAuthz } from './authz.js';
+import { refuseBindings } from './bindings.js';
 import { registerStringBuiltinOverrides } from './builtins.js';
 import { registerFormat } from './format.js';
 import { registerCIDR, registerIP } from './ip.js';
@@ -41,6 +42,8 @@ export function registerKubernetesLibraries(env: Environment, options: Kubernete
   if (libraryEnabled('regex', v)) registerRegex(env);
   // indexOf/lastIndexOf/substring with cel-go's semantics: kube's lists (1.0) and ext.Strings (every version).
   registerStringBuiltinOverrides(env);
+  // ext.Bindings is not in kube's base environment at any version; cel-js always has it.
+  refuseBindings(env);
   if (libraryEnabled('lists', v)) registerKubeLists(env);
   if (options.authorizer && libraryEnabled('authz', v)) registerAuthz(env, libraryEnabled('authzSelectors', v));
   if (libraryEnabled('quantity', v)) registerQuantity(env);
