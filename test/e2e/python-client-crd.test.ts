@@ -9,8 +9,8 @@ import { eventually, http, removeDir, startServer, tempDir, type TestServer } fr
  * The official Python client (Debian's python3-kubernetes) against custom
  * resources: a script loads the admin kubeconfig and uses both
  * `kubernetes.dynamic.DynamicClient` and `CustomObjectsApi` to create, get,
- * list with a label selector, patch and delete; it prints one JSON line per
- * step, which the test checks.
+ * list with a label selector, watch from a list's resourceVersion, patch and
+ * delete; it prints one JSON line per step, which the test checks.
  */
 
 // Debian's package installs into the system interpreter, not into whatever
@@ -56,7 +56,7 @@ const CRD = {
 
 const SCRIPT = `
 import json, sys
-from kubernetes import client, config, dynamic
+from kubernetes import client, config, dynamic, watch
 from kubernetes.client.rest import ApiException
 
 config.load_kube_config(config_file=sys.argv[1])
@@ -84,6 +84,10 @@ out("dynamic.list", sorted(i.metadata.name for i in listed.items))
 patched = dyn.patch(resource=res, name="d1", namespace="default",
                     body={"spec": {"teeth": 11}}, content_type="application/merge-patch+json")
 out("dynamic.patch", {"teeth": patched.spec.teeth, "generation": patched.metadata.generation})
+for event in dyn.watch(res, namespace="default", resource_version=listed.metadata.resourceVersion, timeout=30):
+    obj = event["object"]
+    out("dynamic.watch", {"type": event["type"], "name": obj.metadata.name, "teeth": obj.spec.teeth})
+    break
 try:
     dyn.patch(resource=res, name="d1", namespace="default",
               body={"spec": {"teeth": 0}}, content_type="application/merge-patch+json")
@@ -106,6 +110,11 @@ everywhere = co.list_cluster_custom_object(g, v, p)
 out("custom.listAll", sorted(i["metadata"]["name"] for i in everywhere["items"]))
 patched = co.patch_namespaced_custom_object(g, v, "default", p, "c1", {"spec": {"finish": "gloss"}})
 out("custom.patch", patched["spec"])
+stream = watch.Watch().stream(co.list_namespaced_custom_object, g, v, "default", p,
+                              resource_version=listed["metadata"]["resourceVersion"], timeout_seconds=30)
+for event in stream:
+    out("custom.watch", {"type": event["type"], "name": event["object"]["metadata"]["name"], "spec": event["object"]["spec"]})
+    break
 co.delete_namespaced_custom_object(g, v, "default", p, "c1")
 try:
     co.get_namespaced_custom_object(g, v, "default", p, "c1")
@@ -163,6 +172,7 @@ describe('the Python kubernetes client with custom resources', { skip }, () => {
       'dynamic.get': { teeth: 10, uid: true },
       'dynamic.list': ['d1'],
       'dynamic.patch': { teeth: 11, generation: 2 },
+      'dynamic.watch': { type: 'MODIFIED', name: 'd1', teeth: 11 },
       'dynamic.invalid': { status: 422, reason: 'Invalid' },
       'dynamic.delete': 'Status',
       'custom.create': { name: 'c1', spec: { teeth: 30, finish: 'matte' } },
@@ -170,6 +180,7 @@ describe('the Python kubernetes client with custom resources', { skip }, () => {
       'custom.list': ['c1'],
       'custom.listAll': ['c1', 'd2'],
       'custom.patch': { teeth: 30, finish: 'gloss' },
+      'custom.watch': { type: 'MODIFIED', name: 'c1', spec: { teeth: 30, finish: 'gloss' } },
       'custom.gone': 404,
       done: true,
     });
