@@ -9,8 +9,8 @@ import { eventually, http, removeDir, startServer, tempDir, type TestServer } fr
  * The official Python client (Debian's python3-kubernetes) against custom
  * resources: a script loads the admin kubeconfig and uses both
  * `kubernetes.dynamic.DynamicClient` and `CustomObjectsApi` to create, get,
- * list with a label selector, watch from a list's resourceVersion, patch and
- * delete; it prints one JSON line per step, which the test checks.
+ * list with a label selector, watch from a list's resourceVersion, patch (also status and
+ * scale) and delete; it prints one JSON line per step, which the test checks.
  */
 
 // Debian's package installs into the system interpreter, not into whatever
@@ -38,14 +38,16 @@ const CRD = {
         name: 'v1',
         served: true,
         storage: true,
+        subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
         schema: {
           openAPIV3Schema: {
             type: 'object',
             properties: {
               spec: {
                 type: 'object',
-                properties: { teeth: { type: 'integer', minimum: 1 }, finish: { type: 'string', default: 'matte' } },
+                properties: { teeth: { type: 'integer', minimum: 1 }, finish: { type: 'string', default: 'matte' }, replicas: { type: 'integer' } },
               },
+              status: { type: 'object', properties: { replicas: { type: 'integer' } } },
             },
           },
         },
@@ -115,6 +117,12 @@ stream = watch.Watch().stream(co.list_namespaced_custom_object, g, v, "default",
 for event in stream:
     out("custom.watch", {"type": event["type"], "name": event["object"]["metadata"]["name"], "spec": event["object"]["spec"]})
     break
+status = co.patch_namespaced_custom_object_status(g, v, "default", p, "c1", {"status": {"replicas": 2}, "spec": {"teeth": 99}})
+out("custom.status", {"status": status["status"], "teeth": status["spec"]["teeth"]})
+co.patch_namespaced_custom_object_scale(g, v, "default", p, "c1", {"spec": {"replicas": 4}})
+scale = co.get_namespaced_custom_object_scale(g, v, "default", p, "c1")
+out("custom.scale", {"kind": scale["kind"], "spec": scale["spec"], "status": scale["status"]})
+out("custom.scaled", co.get_namespaced_custom_object(g, v, "default", p, "c1")["spec"]["replicas"])
 co.delete_namespaced_custom_object(g, v, "default", p, "c1")
 try:
     co.get_namespaced_custom_object(g, v, "default", p, "c1")
@@ -181,6 +189,9 @@ describe('the Python kubernetes client with custom resources', { skip }, () => {
       'custom.listAll': ['c1', 'd2'],
       'custom.patch': { teeth: 30, finish: 'gloss' },
       'custom.watch': { type: 'MODIFIED', name: 'c1', spec: { teeth: 30, finish: 'gloss' } },
+      'custom.status': { status: { replicas: 2 }, teeth: 30 },
+      'custom.scale': { kind: 'Scale', spec: { replicas: 4 }, status: { replicas: 2 } },
+      'custom.scaled': 4,
       'custom.gone': 404,
       done: true,
     });
