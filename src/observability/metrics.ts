@@ -87,12 +87,13 @@ export class Metrics {
       new prom.Gauge({
         name: 'apiserver_requested_deprecated_apis',
         help: '[STABLE] Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.',
-        labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'],
+        // Sorted, as Go's client writes label pairs.
+        labelNames: ['group', 'removed_release', 'resource', 'subresource', 'version'],
         registers: [registry],
         collect() {
           this.reset();
           for (const r of deprecatedApis.all()) {
-            this.set({ group: r.group, version: r.version, resource: r.resource, subresource: r.subresource, removed_release: r.removedRelease }, 1);
+            this.set({ group: r.group, removed_release: r.removedRelease, resource: r.resource, subresource: r.subresource, version: r.version }, 1);
           }
         },
       });
