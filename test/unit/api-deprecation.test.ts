@@ -68,6 +68,14 @@ describe('built-in lifecycle', () => {
     });
   });
 
+  it('an explicit deprecation release wins over the default', () => {
+    assert.deepEqual(at136.builtin('certificates.k8s.io', 'v1alpha1', 'ClusterTrustBundle'), {
+      warning: 'certificates.k8s.io/v1alpha1 ClusterTrustBundle is deprecated in v1.34+',
+      removedRelease: '',
+    });
+    assert.equal(at136.builtin('certificates.k8s.io', 'v1beta1', 'PodCertificateRequest'), undefined);
+  });
+
   it('GA types and types without an entry are never deprecated', () => {
     assert.equal(at136.builtin('apps', 'v1', 'Deployment'), undefined);
     assert.equal(apiLifecycle({ group: '', version: 'v1', kind: 'Pod' }), undefined);
