@@ -12,11 +12,10 @@
  * plus three minors; alpha types have no removal release. A type without an
  * entry has no lifecycle: it is never reported deprecated (as for GA types).
  *
- * Not yet in the table (their 1.36 tags were not found upstream when it was
- * written, so they never warn): networking.k8s.io/v1beta1,
- * storage.k8s.io/v1beta1, admissionregistration.k8s.io/v1alpha1 and v1beta1,
- * scheduling.k8s.io/v1alpha2, resource.k8s.io/v1beta1, resource.k8s.io/v1beta2
- * DeviceTaintRule, internal.apiserver.k8s.io/v1alpha1.
+ * scheduling.k8s.io/v1alpha2 (Workload, PodGroup) has no lifecycle tags
+ * upstream. Not yet in the table (their 1.36 tags were not found upstream
+ * when it was written, so they never warn): resource.k8s.io/v1beta1,
+ * resource.k8s.io/v1beta2 DeviceTaintRule, internal.apiserver.k8s.io/v1alpha1.
  */
 
 export interface Release {
@@ -51,6 +50,20 @@ interface LifecycleTag {
 }
 
 const LIFECYCLE_TAGS: readonly LifecycleTag[] = [
+  {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1alpha1',
+    kinds: ['MutatingAdmissionPolicy', 'MutatingAdmissionPolicyBinding'],
+    introduced: '1.32',
+    source: 'admissionregistration/v1alpha1/types.go (+k8s:prerelease-lifecycle-gen:introduced=1.32)',
+  },
+  {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1beta1',
+    kinds: ['MutatingAdmissionPolicy', 'MutatingAdmissionPolicyBinding'],
+    introduced: '1.34',
+    source: 'admissionregistration/v1beta1/types.go@030880a5dc5449403c6d1f0aa146a7dc21d6c6dc (+k8s:prerelease-lifecycle-gen:introduced=1.34)',
+  },
   {
     group: 'certificates.k8s.io',
     version: 'v1alpha1',
@@ -88,6 +101,13 @@ const LIFECYCLE_TAGS: readonly LifecycleTag[] = [
     source: 'coordination/v1beta1/types.go (+k8s:prerelease-lifecycle-gen:introduced=1.33)',
   },
   {
+    group: 'networking.k8s.io',
+    version: 'v1beta1',
+    kinds: ['IPAddress', 'ServiceCIDR'],
+    introduced: '1.31',
+    source: 'networking/v1beta1/types.go@019c5dc51786ef4d3a3c670a852267d2b087016c (+k8s:prerelease-lifecycle-gen:introduced=1.31)',
+  },
+  {
     group: 'resource.k8s.io',
     version: 'v1alpha3',
     kinds: ['DeviceTaintRule'],
@@ -102,6 +122,15 @@ const LIFECYCLE_TAGS: readonly LifecycleTag[] = [
     kinds: ['DeviceClass', 'ResourceClaim', 'ResourceClaimTemplate', 'ResourceSlice'],
     introduced: '1.33',
     source: 'resource/v1beta2/zz_generated.prerelease-lifecycle.go@898b9f800267a757615ecfb71fc377d04d996c6b',
+  },
+  {
+    group: 'storage.k8s.io',
+    version: 'v1beta1',
+    kinds: ['VolumeAttributesClass'],
+    introduced: '1.31',
+    deprecated: '1.34',
+    replacement: { group: 'storage.k8s.io', version: 'v1', kind: 'VolumeAttributesClass' },
+    source: 'storage/v1beta1/types.go@008b3652959ca58af8be3fb5b6ecfe9ae7638282 (introduced=1.31, deprecated=1.34, replacement=storage.k8s.io,v1,VolumeAttributesClass)',
   },
   {
     group: 'storagemigration.k8s.io',

@@ -76,6 +76,14 @@ describe('built-in lifecycle', () => {
     assert.equal(at136.builtin('certificates.k8s.io', 'v1beta1', 'PodCertificateRequest'), undefined);
   });
 
+  it('names the replacement upstream tags', () => {
+    assert.deepEqual(at136.builtin('storage.k8s.io', 'v1beta1', 'VolumeAttributesClass'), {
+      warning: 'storage.k8s.io/v1beta1 VolumeAttributesClass is deprecated in v1.34+, unavailable in v1.37+; use storage.k8s.io/v1 VolumeAttributesClass',
+      removedRelease: '1.37',
+    });
+    assert.equal(at136.builtin('networking.k8s.io', 'v1beta1', 'IPAddress')?.warning, 'networking.k8s.io/v1beta1 IPAddress is deprecated in v1.34+, unavailable in v1.37+');
+  });
+
   it('GA types and types without an entry are never deprecated', () => {
     assert.equal(at136.builtin('apps', 'v1', 'Deployment'), undefined);
     assert.equal(apiLifecycle({ group: '', version: 'v1', kind: 'Pod' }), undefined);
