@@ -12,10 +12,10 @@
  * plus three minors; alpha types have no removal release. A type without an
  * entry has no lifecycle: it is never reported deprecated (as for GA types).
  *
- * scheduling.k8s.io/v1alpha2 (Workload, PodGroup) has no lifecycle tags
- * upstream. Not yet in the table (their 1.36 tags were not found upstream
- * when it was written, so they never warn): resource.k8s.io/v1beta1,
- * resource.k8s.io/v1beta2 DeviceTaintRule, internal.apiserver.k8s.io/v1alpha1.
+ * scheduling.k8s.io/v1alpha2 (Workload, PodGroup) and
+ * internal.apiserver.k8s.io/v1alpha1 (StorageVersion) have no lifecycle tags
+ * upstream. Not yet in the table (its tag was not found upstream when it was
+ * written, so it never warns): resource.k8s.io/v1beta2 DeviceTaintRule.
  */
 
 export interface Release {
@@ -116,6 +116,13 @@ const LIFECYCLE_TAGS: readonly LifecycleTag[] = [
   },
   // resource.k8s.io/v1alpha3 ResourcePoolStatusRequest (introduced 1.36): that
   // same generated file gives it no APILifecycleDeprecated, so it has no entry.
+  {
+    group: 'resource.k8s.io',
+    version: 'v1beta1',
+    kinds: ['DeviceClass', 'ResourceClaim', 'ResourceClaimTemplate', 'ResourceSlice'],
+    introduced: '1.32',
+    source: 'resource/v1beta1/types.go (+k8s:prerelease-lifecycle-gen:introduced=1.32 on each type and its list)',
+  },
   {
     group: 'resource.k8s.io',
     version: 'v1beta2',
