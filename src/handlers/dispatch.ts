@@ -1,6 +1,8 @@
 import type { AdmissionChain } from '../admission/admission.js';
 import type { Authorizer } from '../authz/authorizer.js';
 import type { ApiCatalog } from '../api/catalog.js';
+import type { DeprecatedApiRequests } from '../api/deprecated-api-requests.js';
+import type { ResourceInfo } from '../api/types.js';
 import type { Registry } from '../registry/registry.js';
 import type { RequestContext } from '../machinery/context.js';
 import { ApiError, methodNotSupported, notImplemented, resourceNotFound } from '../machinery/errors.js';
@@ -40,6 +42,35 @@ export interface ResourceDeps {
   serviceAccountTokens?: Omit<TokenRequestDeps, 'pods' | 'secrets' | 'nodes'> | undefined;
   /** Authenticates TokenReviews' tokens. */
   tokenReviewer?: TokenReviewer | undefined;
+  /** Decides which built-in versions are deprecated, and counts the requests to deprecated versions (/metrics). */
+  deprecatedApis: DeprecatedApiRequests;
+}
+
+/**
+ * A request to a deprecated version, as kube's installer (built-in types) and
+ * crdHandler (custom resources) answer it: the version's Warning header, the
+ * apiserver_requested_deprecated_apis gauge and the k8s.io/deprecated (and
+ * k8s.io/removed-release) audit annotations. Built-in subresources are judged
+ * by their own kind (status: the resource's; scale: autoscaling/v1 Scale).
+ */
+function noteDeprecation(ctx: RequestContext, req: ResourceRequestInfo, info: ResourceInfo, descriptor: ResourceDescriptor, apis: DeprecatedApiRequests): void {
+  let removedRelease = '';
+  const customWarning = descriptor.versionWarnings?.get(info.version);
+  if (customWarning !== undefined) {
+    if (customWarning) ctx.warnings.push(customWarning);
+  } else {
+    const sub = req.subresource ? info.subresources.find((s) => s.name === req.subresource) : undefined;
+    const deprecation = sub ? apis.builtin(sub.group, sub.version, sub.kind) : apis.builtin(info.group, info.version, info.kind);
+    if (!deprecation) return;
+    if (deprecation.warning) ctx.warnings.push(deprecation.warning);
+    removedRelease = deprecation.removedRelease;
+  }
+  apis.record({ group: info.group, version: info.version, resource: info.name, subresource: req.subresource ?? '', removedRelease });
+  const annotate = (key: string, value: string): void => {
+    if (!ctx.auditAnnotations.has(key)) ctx.auditAnnotations.set(key, value);
+  };
+  annotate('k8s.io/deprecated', 'true');
+  if (removedRelease) annotate('k8s.io/removed-release', removedRelease);
 }
 
 
@@ -112,8 +143,7 @@ export async function serveResource(ctx: RequestContext, req: ResourceRequestInf
   if (verb === 'create' && req.name && !req.subresource) throw methodNotAllowed();
   if (info.namespaced && !req.namespace && (verb === 'create' || verb === 'deletecollection')) throw methodNotAllowed();
   if (descriptor.unconvertibleVersions?.has(info.version)) throw notImplemented(`conversion of ${info.name}.${info.group} to ${info.version} through its conversion webhook`);
-  const warning = descriptor.versionWarnings?.get(info.version);
-  if (warning) ctx.warnings.push(warning);
+  noteDeprecation(ctx, req, info, descriptor, deps.deprecatedApis);
   if (verb === 'create' && !req.subresource && descriptor.lifecycle?.terminating) {
     // kube's crdHandler: no new instances while the CRD's cleanup runs.
     const err = methodNotSupported({ group: info.group, resource: info.name }, 'create');

@@ -1,5 +1,6 @@
 import type { AuthenticationConfigMetrics } from '../authn/authentication-config-controller.js';
 import type { WatchCacheStats } from '../cache/watch-cache.js';
+import type { DeprecatedApiRequests } from '../api/deprecated-api-requests.js';
 
 /**
  * /metrics in Prometheus text format (prom-client). Watch cache figures are
@@ -28,6 +29,7 @@ export class Metrics {
     private readonly watches?: WatchStreamStatsSource,
     /** Reloads of --authentication-config, when the server has one. */
     private readonly authnConfig?: AuthenticationConfigMetrics,
+    private readonly deprecatedApis?: DeprecatedApiRequests,
   ) {}
 
   private async build(): Promise<import('prom-client').Registry> {
@@ -79,6 +81,23 @@ export class Metrics {
       });
     }
     if (this.authnConfig) this.authenticationConfigMetrics(prom, registry, this.authnConfig);
+    const deprecatedApis = this.deprecatedApis;
+    if (deprecatedApis) {
+      // kube's endpoints/metrics deprecatedRequestGauge (STABLE): 1 per deprecated API requested since start.
+      new prom.Gauge({
+        name: 'apiserver_requested_deprecated_apis',
+        help: '[STABLE] Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.',
+        // Sorted, as Go's client writes label pairs.
+        labelNames: ['group', 'removed_release', 'resource', 'subresource', 'version'],
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const r of deprecatedApis.all()) {
+            this.set({ group: r.group, removed_release: r.removedRelease, resource: r.resource, subresource: r.subresource, version: r.version }, 1);
+          }
+        },
+      });
+    }
     return registry;
   }
 

@@ -44,7 +44,7 @@ export interface CustomResourceVersion {
   scale?: ScalePaths;
   /** selectableFields' paths (".spec.color"): field labels "spec.color". */
   selectableFields?: string[];
-  /** The Warning header of requests for this version (a deprecated version's). */
+  /** The Warning header of requests for this version: set (possibly empty) only for a deprecated version. */
   warning?: string;
 }
 
@@ -180,7 +180,8 @@ export function customResource(spec: CustomResourceSpec, keys: KeyLayout): Custo
   if (spec.versions.some((v) => v.scale)) subresources.set('scale', 'scale');
   const scalePaths = storageVersion.scale ?? spec.versions.find((v) => v.scale)?.scale;
   const tables = new Map(served.map((v) => [v.name, customTable(v.columns ?? [])] as const));
-  const warnings = new Map(served.flatMap((v) => (v.warning ? [[v.name, v.warning] as const] : [])));
+  // An empty warning still marks the version deprecated (kube counts its requests), it only sends no header.
+  const warnings = new Map(served.flatMap((v) => (v.warning !== undefined ? [[v.name, v.warning] as const] : [])));
   const selectable = [...new Set(spec.versions.flatMap((v) => v.selectableFields ?? []))];
   const descriptor: ResourceDescriptor = {
     group: spec.group,

@@ -52,7 +52,7 @@ export interface ResourceDescriptor {
   readonly hooks?: StoreHooks;
   /** The Scale view of the parent, where it is not the built-in workloads' (spec.replicas, status.replicas, spec.selector). */
   readonly scale?: ScaleView;
-  /** The Warning header of each deprecated served version. */
+  /** The Warning header of each deprecated served version (empty: deprecated, no header). */
   readonly versionWarnings?: ReadonlyMap<string, string>;
   /** Served versions whose objects need a conversion this server cannot do yet (a CRD's conversion webhook): requests for them answer 501. */
   readonly unconvertibleVersions?: ReadonlySet<string>;

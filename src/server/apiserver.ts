@@ -3,6 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { mkdirSync } from 'node:fs';
+import { DeprecatedApiRequests } from '../api/deprecated-api-requests.js';
+import { KUBERNETES_MINOR } from './version.js';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { AdmissionChain, type AdmissionPlugin } from '../admission/admission.js';
@@ -138,6 +140,8 @@ export class ApiServer {
   private readonly controllers: Controller[] = [];
   private readonly shutdownController = new AbortController();
   readonly watchStreams: WatchStreams;
+  /** Requests to deprecated API versions (apiserver_requested_deprecated_apis). */
+  private readonly deprecatedApis = new DeprecatedApiRequests({ major: 1, minor: Number(KUBERNETES_MINOR) });
   private systemNamespaces!: SystemNamespaces;
   private stopCompactor: (() => void) | undefined;
   /** Set when several processes may share the store (etcd3 with --leader-elect). */
@@ -305,7 +309,7 @@ export class ApiServer {
     // A stop() during start-up ends the loopback under the controllers' first writes: not a failure.
     this.controllersSynced.catch((err: unknown) => this.shuttingDown || this.logger.error(`controller start failed: ${(err as Error).message}`));
     const authnConfigMetrics = cfg.authnExtensions?.authenticationConfigFile ? this.tokenAuthn?.jwt?.metrics : undefined;
-    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, authnConfigMetrics), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery());
+    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, authnConfigMetrics, this.deprecatedApis), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery());
     if (this.pki.admin && cfg.adminKubeconfig !== undefined) writeKubeconfig(cfg.adminKubeconfig, this.adminKubeconfig());
   }
 
@@ -608,6 +612,7 @@ export class ApiServer {
           watchStreams: this.watchStreams,
           serviceAccountTokens: this.tokenAuthn && { issuer: this.tokenAuthn.issuer, settings: this.tokenAuthn.tokenRequest },
           tokenReviewer: this.reviewToken,
+          deprecatedApis: this.deprecatedApis,
         });
       },
     );
