@@ -13,31 +13,15 @@ import { ApiCatalog } from '../api/catalog.js';
 import type { ResourceInfo } from '../api/types.js';
 import { UnionAuthenticator, type Authenticator } from '../authn/authenticator.js';
 import { ClientCertAuthenticator } from '../authn/client-cert.js';
-import { LoopbackAuthenticator, PRIVILEGED_GROUP } from '../authn/loopback.js';
+import { LoopbackAuthenticator } from '../authn/loopback.js';
 import { BearerTokenAuthenticator, TokenUnion, type TokenAuthenticator } from '../authn/bearer-token.js';
 import { cachedLookup } from '../authn/object-lookup.js';
 import { tokenReviewer } from '../authn/token-review.js';
 import { buildTokenAuthentication, type TokenAuthentication } from './token-authn.js';
 import { LegacyTokenSecrets } from '../controllers/legacy-token-secrets.js';
 import { ClusterAuthenticationTrust } from '../controllers/cluster-authentication-trust.js';
-import { UnionAuthorizer, type Authorizer } from '../authz/authorizer.js';
-import { InterimAuthorizer } from '../authz/interim.js';
-import { PrivilegedGroupsAuthorizer } from '../authz/privileged-groups.js';
-import { AlwaysAllowAuthorizer, AlwaysDenyAuthorizer } from '../authz/modes.js';
-import { RbacAuthorizer } from '../authz/rbac/authorizer.js';
-import { RbacEscalationCheck } from '../authz/rbac/escalation.js';
-import { RbacPolicyIndex } from '../authz/rbac/policy-index.js';
-import { bootstrapPolicy } from '../authz/rbac/bootstrap-policy.js';
-import { policyRulesOf } from '../authz/rbac/rules.js';
-import { NodeAuthorizer } from '../authz/node/authorizer.js';
-import { NodeGraph } from '../authz/node/graph.js';
-import { NodeRestriction } from '../authz/node/restriction.js';
-import { ReloadingAuthorizer, type AuthorizerEntry } from '../authz/config-file.js';
-import { AbacAuthorizer, loadPolicyFile } from '../authz/abac.js';
-import { WebhookAuthorizer } from '../authz/webhook.js';
-import { RbacBootstrap } from '../controllers/rbac-bootstrap.js';
-import { ClusterRoleAggregation } from '../controllers/clusterrole-aggregation.js';
-import { Informer } from '../controllers/informer.js';
+import type { Authorizer } from '../authz/authorizer.js';
+import { AuthorizationSetup } from './authorization-setup.js';
 import type { ApiClient } from '../machinery/client.js';
 import type { KubeObject } from '../machinery/object.js';
 import type { ServerConfig } from './config.js';
@@ -149,13 +133,8 @@ export class ApiServer {
   private routes!: NonResourceRoutes;
   private readonly handler: Handler;
   private readonly authorizer: Authorizer;
-  /** The RBAC objects the RBAC authorizer reads, fed by informers on their watch caches; set when RBAC is a mode. */
-  private readonly rbac: RbacPolicyIndex | undefined;
-  private rbacBootstrap: RbacBootstrap | undefined;
-  /** What the Node authorizer relates to nodes, fed by informers on pods and persistent volumes; set when Node is a mode. */
-  private readonly nodeGraph: NodeGraph | undefined;
-  private authorizerInformers: Informer[] = [];
-  private reloadingAuthorizer: ReloadingAuthorizer | undefined;
+  /** The authorizer chain and what its authorizers need (server/authorization-setup.ts). */
+  private readonly authz: AuthorizationSetup;
   private readonly loopbackAuthenticator = new LoopbackAuthenticator();
   /** The authenticating proxy and every token authenticator the flags configure; built in start() (keys may be generated into the data dir). */
   private tokenAuthn: TokenAuthentication | undefined;
@@ -181,17 +160,8 @@ export class ApiServer {
     this.logger = options.logger ?? stderrLogger(this.config.verbosity);
     this.catalog = ApiCatalog.load({ runtimeConfig: this.config.runtimeConfig });
     // As kube-apiserver: system:masters (the loopback client's group) is allowed before any other authorizer is asked.
-    const configFile = options.authorizers ? undefined : this.config.authorizationConfigFile;
-    const modes = options.authorizers || configFile ? undefined : this.config.authorizationModes;
-    // A configuration file may name RBAC or Node at its next reload: their caches are kept from the start.
-    if (configFile || modes?.includes('RBAC')) this.rbac = new RbacPolicyIndex();
-    if (configFile || modes?.includes('Node')) this.nodeGraph = new NodeGraph();
-    if (configFile) {
-      const build = (entries: AuthorizerEntry[]): Authorizer[] => entries.map((e) => (e.webhook ? new WebhookAuthorizer(e.webhook) : this.modeAuthorizers([e.type])[0]!));
-      this.reloadingAuthorizer = new ReloadingAuthorizer(configFile, build, (m) => this.logger.info(m));
-    }
-    const chain = options.authorizers ?? (this.reloadingAuthorizer ? [this.reloadingAuthorizer] : this.modeAuthorizers(modes));
-    this.authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([PRIVILEGED_GROUP]), ...chain]);
+    this.authz = new AuthorizationSetup(this.config, options.authorizers, this.logger);
+    this.authorizer = this.authz.authorizer;
     this.watchStreams = new WatchStreams({ maxBufferedBytes: this.config.maxWatchBufferedBytes ?? 0, shutdown: this.shutdownController.signal });
     this.handler = this.buildHandler();
     this.loopback = new LoopbackTransport((req, res) => this.handle(req, res), this.loopbackAuthenticator.token);
@@ -219,14 +189,10 @@ export class ApiServer {
     const namespaces = this.registry.storeFor(nsInfo);
     this.admission = new AdmissionChain([
       new NamespaceLifecycle((name) => this.getOrUndefined('namespaces', undefined, name)),
-      ...(this.rbac ? [new RbacEscalationCheck(this.authorizer, this.rbac)] : []),
-      // kubeadm enables NodeRestriction beside the Node authorizer; so does this server.
-      ...(this.nodeGraph ? [new NodeRestriction({ pod: (ns, name) => this.getOrUndefined('pods', ns, name), node: (name) => this.getOrUndefined('nodes', undefined, name) })] : []),
+      ...this.authz.admissionPlugins((resource, namespace, name) => this.getOrUndefined(resource, namespace, name)),
       ...(this.options.admissionPlugins ?? []),
     ]);
-    if (this.rbac) await this.startRbac(this.rbac);
-    if (this.nodeGraph) await this.startNodeGraph(this.nodeGraph);
-    this.reloadingAuthorizer?.start();
+    await this.authz.start(this.registry, this.catalog);
 
     // Every process creates missing system namespaces (as every kube-apiserver does); the election's Lease lives in one.
     this.systemNamespaces = new SystemNamespaces(namespaces, this.client('kube-apiserver'));
@@ -234,7 +200,7 @@ export class ApiServer {
     this.controllers.push(this.systemNamespaces);
     this.elector = this.leaderElector();
     this.elector?.start();
-    if (this.rbac) this.bootstrapRbac();
+    this.authz.startBootstrap(this.client('kube-apiserver'));
     const core = (name: string): ResourceStore => this.registry.storeFor(this.catalog.resource('', 'v1', name)!);
     const networking = (name: string): ResourceStore => this.registry.storeFor(this.catalog.knownResource('networking.k8s.io', 'v1', name)!);
     const allocation = this.registry.descriptorFor(this.catalog.resource('', 'v1', 'services')!).hooks;
@@ -263,7 +229,7 @@ export class ApiServer {
       this.stopCompactor = () => compactor.stop();
     }
 
-    await this.rbacBootstrapRun;
+    await this.authz.bootstrapped();
     this.registerHealthChecks();
     this.tokenAuthn?.start();
     await this.listen();
@@ -273,10 +239,7 @@ export class ApiServer {
     this.controllers.push(new CrdServing(crds, this.registry, this.logger));
     this.controllers.push(this.leaderOnly('crd-naming', () => new CrdNaming(crds, this.client('kube-apiserver'), (group, plural) => this.registry.isAdded(group, plural))));
     this.controllers.push(this.leaderOnly('crd-finalizer', () => new CrdFinalizer(crds, this.client('kube-apiserver'))));
-    if (this.rbac) {
-      const clusterRoles = this.registry.storeFor(this.catalog.knownResource('rbac.authorization.k8s.io', 'v1', 'clusterroles')!);
-      this.controllers.push(this.leaderOnly('clusterrole-aggregation', () => new ClusterRoleAggregation(clusterRoles, this.client('clusterrole-aggregation-controller'))));
-    }
+    this.controllers.push(...this.authz.controllers(this.registry, this.catalog, (c) => this.client(c), (name, create) => this.leaderOnly(name, create)));
     // Every server publishes its part of how clients and front proxies are trusted (kube-system/extension-apiserver-authentication).
     const requestHeader = this.tokenAuthn?.requestHeaderInfo;
     this.controllers.push(
@@ -394,52 +357,6 @@ export class ApiServer {
     });
   }
 
-  /** The authorizers `--authorization-mode` names, in its order; none named: the interim authorizer. */
-  private modeAuthorizers(modes: string[] | undefined): Authorizer[] {
-    if (!modes) return [new InterimAuthorizer()];
-    return modes.map((mode) => {
-      switch (mode) {
-        case 'AlwaysAllow':
-          return new AlwaysAllowAuthorizer();
-        case 'AlwaysDeny':
-          return new AlwaysDenyAuthorizer();
-        case 'RBAC':
-          return new RbacAuthorizer(this.rbac!);
-        case 'Webhook': {
-          // The flags' webhook: kube's legacy options become a NoOpinion failure policy and a 30 s timeout.
-          const w = this.config.authorizationWebhook!;
-          return new WebhookAuthorizer({ kubeconfigFile: w.configFile, version: w.version, authorizedTtlMs: w.authorizedTtl, unauthorizedTtlMs: w.unauthorizedTtl, timeoutMs: 30_000, failurePolicy: 'NoOpinion' });
-        }
-        case 'ABAC':
-          // Read once: policy changes need a restart, as in kube.
-          return new AbacAuthorizer(loadPolicyFile(this.config.authorizationPolicyFile ?? ''));
-        case 'Node': {
-          // kube's NodeRules are the system:node ClusterRole's rules.
-          const nodeRole = bootstrapPolicy().clusterRoles.find((r) => r.metadata?.name === 'system:node');
-          return new NodeAuthorizer(this.nodeGraph!, policyRulesOf(nodeRole?.rules));
-        }
-        default:
-          throw new Error(`authorization mode ${mode} is not supported by this server yet`);
-      }
-    });
-  }
-
-  /**
-   * The RBAC authorizer reads Roles, ClusterRoles and their bindings from the
-   * watch caches (kube's informers); requests are served once it has them.
-   */
-  private async startRbac(index: RbacPolicyIndex): Promise<void> {
-    const rbacStore = (resource: string): ResourceStore => this.registry.storeFor(this.catalog.knownResource('rbac.authorization.k8s.io', 'v1', resource)!);
-    const informers = [
-      new Informer(rbacStore('roles'), (type, obj) => index.onRole(type, obj)),
-      new Informer(rbacStore('clusterroles'), (type, obj) => index.onClusterRole(type, obj)),
-      new Informer(rbacStore('rolebindings'), (type, obj) => index.onRoleBinding(type, obj)),
-      new Informer(rbacStore('clusterrolebindings'), (type, obj) => index.onClusterRoleBinding(type, obj)),
-    ];
-    await Promise.all(informers.map((i) => i.start()));
-    this.authorizerInformers.push(...informers);
-  }
-
   /** A core object from storage, or undefined when there is none. */
   private async getOrUndefined(resource: string, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
     try {
@@ -449,32 +366,6 @@ export class ApiServer {
       throw err;
     }
   }
-
-  /** The Node authorizer's graph follows pods (bound to nodes), persistent volumes and VolumeAttachments in the watch caches. */
-  private async startNodeGraph(graph: NodeGraph): Promise<void> {
-    const informers = [
-      new Informer(this.registry.storeFor(this.catalog.resource('', 'v1', 'pods')!), (type, obj) => graph.onPod(type, obj)),
-      new Informer(this.registry.storeFor(this.catalog.resource('', 'v1', 'persistentvolumes')!), (type, obj) => graph.onPersistentVolume(type, obj)),
-    ];
-    const attachments = this.catalog.resource('storage.k8s.io', 'v1', 'volumeattachments');
-    if (attachments) informers.push(new Informer(this.registry.storeFor(attachments), (type, obj) => graph.onVolumeAttachment(type, obj)));
-    await Promise.all(informers.map((i) => i.start()));
-    this.authorizerInformers.push(...informers);
-  }
-
-  /**
-   * kube's post-start hook rbac/bootstrap-roles: the default roles and
-   * bindings reconciled through the loopback client before the listener
-   * opens, by every process as every kube-apiserver does (writes are
-   * compare-and-swap, so processes starting together only retry).
-   */
-  private bootstrapRbac(): void {
-    const bootstrap = new RbacBootstrap(this.client('kube-apiserver'));
-    this.rbacBootstrap = bootstrap;
-    this.rbacBootstrapRun = bootstrap.start();
-  }
-
-  private rbacBootstrapRun: Promise<void> | undefined;
 
   /** A controller that runs on the leader only (on every process when there is no election). */
   private leaderOnly(name: string, create: () => Controller): Controller {
@@ -504,7 +395,7 @@ export class ApiServer {
         if (this.uptimeMs >= this.config.livezGracePeriod) systemNamespacesDone();
       },
     });
-    const rbacBootstrap = this.rbacBootstrap;
+    const rbacBootstrap = this.authz.bootstrap;
     if (rbacBootstrap) {
       this.health.add({
         name: 'poststarthook/rbac/bootstrap-roles',
@@ -652,8 +543,7 @@ export class ApiServer {
     // Hand leadership over first, so another process takes the work at once.
     await this.elector?.stop();
     for (const c of this.controllers) c.stop();
-    for (const i of this.authorizerInformers) i.stop();
-    this.reloadingAuthorizer?.stop();
+    this.authz.stop();
     this.tokenAuthn?.stop();
     this.stopCompactor?.();
     // The controllers' last writes finish before the store closes.
