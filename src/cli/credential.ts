@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { load } from 'js-yaml';
 import { FlagError, parseFlags, type FlagSpec } from '../server/flags.js';
 import { toYaml } from '../codec/codec.js';
+import { serviceAccountUsername } from '../authn/service-account-token.js';
 
 /**
  * The client credential plugin (`capstan credential`) and the kubeconfig
@@ -130,7 +131,7 @@ export function kubeconfigCommand(argv: string[], cwd: string, self: { node: str
   const creds = readAdminKubeconfig(admin);
   const args = [self.main, 'credential', '--kubeconfig', admin, '--service-account', value, '--duration', `${Math.floor((p.values.get('duration') as number) / 1000)}s`];
   for (const a of p.values.get('audience') as string[]) args.push('--audience', a);
-  const userName = `system:serviceaccount:${sa.namespace}:${sa.name}`;
+  const userName = serviceAccountUsername(sa.namespace, sa.name);
   const contextName = `${creds.clusterName}-${sa.namespace}-${sa.name}`;
   const cluster: Record<string, string> = { server: creds.cluster.server };
   if (creds.cluster.caPem) cluster['certificate-authority-data'] = Buffer.from(creds.cluster.caPem).toString('base64');

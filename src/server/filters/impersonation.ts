@@ -1,6 +1,7 @@
 import { forbidden, type AuthorizationAttributes, type Authorizer } from '../../authz/authorizer.js';
 import { badRequest, internalError } from '../../machinery/errors.js';
 import type { UserInfo } from '../../machinery/context.js';
+import { isDns1123Label, isDns1123Subdomain } from '../../machinery/name-validation.js';
 import type { Filter } from './chain.js';
 
 /**
@@ -44,12 +45,9 @@ export function splitServiceAccountUsername(username: string): { namespace: stri
   if (!username.startsWith(prefix)) return undefined;
   const parts = username.slice(prefix.length).split(':');
   if (parts.length !== 2 || !parts[0] || !parts[1]) return undefined;
-  if (!DNS_LABEL.test(parts[0]) || !DNS_SUBDOMAIN.test(parts[1])) return undefined;
+  if (isDns1123Label(parts[0]).length > 0 || isDns1123Subdomain(parts[1]).length > 0) return undefined;
   return { namespace: parts[0], name: parts[1] };
 }
-
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 function decodeExtraKey(encoded: string): string {
   try {
