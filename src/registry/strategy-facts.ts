@@ -367,7 +367,8 @@ export const STRATEGY_FACTS: Record<string, StrategyFacts> = {
     returnDeletedObject: true,
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
-    statusOnCreate: 'reset',
+    // kube clears the status on create and v1 defaulting reads it back as {phase:Pending}; we store what is read back.
+    statusOnCreate: { phase: 'Pending' },
     statusSplit: true,
     notes: 'Status cleared on create; v1 defaulting makes it read back as {phase:Pending}. /status keeps spec only.',
   },

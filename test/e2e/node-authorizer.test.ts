@@ -148,4 +148,68 @@ describe('Node authorizer', () => {
     assert.equal(lease.json.message, 'leases.coordination.k8s.io "n2" is forbidden: can only access node lease with the same name as the requesting node');
     assert.equal((await http(kubelet, 'POST', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', { body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'n1' } } })).status, 201);
   });
+  it('binds a node\'s tokens to its own pods and limits its PVC status writes to a resize (NodeRestriction)', async () => {
+    const ca = { cert: readFileSync(join(dir, 'pki', 'ca.crt'), 'utf8'), key: readFileSync(join(dir, 'pki', 'ca.key'), 'utf8') };
+    const pair = await issueClientCert(ca, 'system:node:n1', ['system:nodes']);
+    const kubelet = { url: server.url, creds: { ca: server.pki.servingCa!, cert: pair.cert, key: pair.key } };
+    await admin.create({ group: '', version: 'v1', resource: 'serviceaccounts', namespace: 'default' }, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'shared' } });
+    await admin.create({ group: '', version: 'v1', resource: 'persistentvolumeclaims', namespace: 'default' }, {
+      apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c3' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    });
+    const pods = { group: '', version: 'v1', resource: 'pods', namespace: 'default' };
+    const podOn = (name: string, nodeName: string) => ({
+      apiVersion: 'v1', kind: 'Pod', metadata: { name },
+      spec: { nodeName, serviceAccountName: 'shared', containers: [{ name: 'c', image: 'nginx' }], volumes: [{ name: 'v', persistentVolumeClaim: { claimName: 'c3' } }] },
+    });
+    const mine = await admin.create(pods, podOn('p3', 'n1'));
+    const theirs = await admin.create(pods, podOn('p4', 'n2'));
+    await eventually(async () => (await n1({ namespace: 'default', verb: 'create', resource: 'serviceaccounts', subresource: 'token', name: 'shared' })).allowed);
+    await eventually(async () => (await n1({ namespace: 'default', verb: 'patch', resource: 'persistentvolumeclaims', subresource: 'status', name: 'c3' })).allowed);
+
+    const token = (boundObjectRef?: Record<string, unknown>) =>
+      http(kubelet, 'POST', '/api/v1/namespaces/default/serviceaccounts/shared/token', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: ['x'], ...(boundObjectRef ? { boundObjectRef } : {}) } } });
+    const forbiddenToken = (why: string) => `serviceaccounts "shared" is forbidden: ${why}`;
+    const tokenCases: Array<[string, Record<string, unknown> | undefined, number, string?]> = [
+      ['unbound', undefined, 403, forbiddenToken('node requested token not bound to a pod')],
+      ['bound to a secret', { apiVersion: 'v1', kind: 'Secret', name: 's1', uid: 'u' }, 403, forbiddenToken('node requested token not bound to a pod')],
+      ['a pod without apiVersion', { kind: 'Pod', name: 'p3', uid: mine.metadata!.uid }, 403, forbiddenToken('node requested token not bound to a pod')],
+      ['a pod without name', { apiVersion: 'v1', kind: 'Pod', uid: mine.metadata!.uid }, 403, forbiddenToken('node requested token not bound to a pod')],
+      ['a pod without uid', { apiVersion: 'v1', kind: 'Pod', name: 'p3' }, 403, forbiddenToken('node requested token with a pod binding without a uid')],
+      ['a pod that does not exist', { apiVersion: 'v1', kind: 'Pod', name: 'nope', uid: 'u' }, 404, 'pods "nope" not found'],
+      ['a stale uid', { apiVersion: 'v1', kind: 'Pod', name: 'p3', uid: 'old' }, 403, forbiddenToken('the UID in the bound object reference (old) does not match the UID in record. The object might have been deleted and then recreated')],
+      ['another node\'s pod', { apiVersion: 'v1', kind: 'Pod', name: 'p4', uid: theirs.metadata!.uid }, 403, forbiddenToken('node requested token bound to a pod scheduled on a different node')],
+      ['its own pod', { apiVersion: 'v1', kind: 'Pod', name: 'p3', uid: mine.metadata!.uid }, 201],
+    ];
+    for (const [what, ref, status, message] of tokenCases) {
+      const r = await token(ref);
+      assert.equal(r.status, status, `${what}: ${r.text}`);
+      if (message !== undefined) assert.equal(r.json.message, message, what);
+    }
+
+    const statusPatch = (body: Record<string, unknown>) =>
+      http(kubelet, 'PATCH', '/api/v1/namespaces/default/persistentvolumeclaims/c3/status', { headers: { 'content-type': 'application/merge-patch+json' }, body });
+    const notResize = 'persistentvolumeclaims "c3" is forbidden: node "n1" is not allowed to update fields other than status.capacity and status.conditions: ';
+    const pvcCases: Array<[string, Record<string, unknown>, boolean]> = [
+      ['capacity', { status: { capacity: { storage: '2Gi' } } }, true],
+      ['conditions', { status: { conditions: [{ type: 'FileSystemResizePending', status: 'True' }] } }, true],
+      ['allocated resources', { status: { allocatedResources: { storage: '2Gi' }, allocatedResourceStatuses: { storage: 'NodeResizeInProgress' } } }, true],
+      ['phase', { status: { phase: 'Lost' } }, false],
+      ['access modes', { status: { accessModes: ['ReadWriteMany'] } }, false],
+      ['labels', { metadata: { labels: { mine: 'yes' } } }, false],
+      ['finalizers', { metadata: { finalizers: ['example.com/keep'] } }, false],
+      ['spec', { spec: { resources: { requests: { storage: '5Gi' } } } }, false],
+    ];
+    for (const [what, body, allowed] of pvcCases) {
+      const r = await statusPatch(body);
+      if (allowed) {
+        assert.equal(r.status, 200, `${what}: ${r.text}`);
+      } else {
+        assert.equal(r.status, 403, `${what}: ${r.text}`);
+        assert.ok(String(r.json.message).startsWith(notResize), `${what}: ${r.json.message}`);
+      }
+    }
+    const pvc = await admin.get({ group: '', version: 'v1', resource: 'persistentvolumeclaims', namespace: 'default', name: 'c3' });
+    assert.deepEqual((pvc.status as Record<string, unknown>).capacity, { storage: '2Gi' });
+    assert.equal(pvc.metadata?.labels?.mine, undefined);
+  });
 });

@@ -9,7 +9,8 @@ import { podReferences } from './graph.js';
  * for what a node (`system:node:<name>` in `system:nodes`) writes: only
  * mirror pods bound to itself and owned by its Node, referencing no
  * secrets, configmaps, claims or service account; status and evictions
- * only of its own pods; only its own Node (no taint changes, no
+ * only of its own pods; of a PVC's status only the resize-related fields;
+ * service account tokens only bound to its own pods; only its own Node (no taint changes, no
  * `node-restriction.kubernetes.io/` labels nor kubernetes.io ones outside
  * the kubelet's set), Lease and CSINode. It runs in
  * the mutating phase, as kube's does. The server installs it with the Node
@@ -55,7 +56,9 @@ export class NodeRestriction {
         return this.nodeObject(node, a, deny);
       case 'persistentvolumeclaims.':
         if (a.subresource !== 'status') deny('may only update PVC status');
-        return;
+        return this.pvcStatus(node, a, deny);
+      case 'serviceaccounts.':
+        return this.tokenRequest(node, a, deny);
       case 'leases.coordination.k8s.io':
         if (a.namespace !== NODE_LEASE_NAMESPACE) deny(`can only access leases in the "${NODE_LEASE_NAMESPACE}" system namespace`);
         if ((a.operation === 'CREATE' ? a.object?.metadata?.name : a.name) !== node) deny('can only access node lease with the same name as the requesting node');
@@ -107,6 +110,33 @@ export class NodeRestriction {
     const old = a.oldObject ?? {};
     if (obj(old.spec).nodeName !== node) deny(`node "${node}" can only update pod status for pods with spec.nodeName set to itself`);
     if (!jsonEqual(old.metadata?.labels ?? {}, a.object?.metadata?.labels ?? {})) deny(`node "${node}" cannot update labels through pod status`);
+    // Entries are compared by name and claim name only, as kube's resourceClaimStatusesEqual does.
+    const claims = (p: KubeObject | undefined): unknown[] => {
+      const list = obj(p?.status).resourceClaimStatuses;
+      return Array.isArray(list) ? list.map((c) => [obj(c).name, obj(c).resourceClaimName ?? null]) : [];
+    };
+    if (!jsonEqual(claims(old), claims(a.object))) deny(`node "${node}" cannot update resource claim statues`);
+  }
+
+  /** kube's admitPVCStatus, with RecoverVolumeExpansionFailure on (GA): a kubelet reports a resize, and nothing else. */
+  private pvcStatus(node: string, a: WriteAttributes, deny: (why: string) => never): void {
+    if (a.operation !== 'UPDATE') return deny(`unexpected operation "${a.operation}"`);
+    const before = pvcOutsideResize(a.oldObject);
+    const after = pvcOutsideResize(a.object);
+    const diff = differences(before, after);
+    if (diff.length > 0) deny(`node "${node}" is not allowed to update fields other than status.capacity and status.conditions: ${diff.join('\n')}`);
+  }
+
+  /** kube's admitServiceAccount: a node's TokenRequest must be bound to a pod (by name and uid) that runs on that node. */
+  private async tokenRequest(node: string, a: WriteAttributes, deny: (why: string) => never): Promise<void> {
+    if (a.operation !== 'CREATE' || a.subresource !== 'token') return;
+    const ref = obj(obj(a.object?.spec).boundObjectRef);
+    if (ref.apiVersion !== 'v1' || ref.kind !== 'Pod' || typeof ref.name !== 'string' || ref.name === '') return deny('node requested token not bound to a pod');
+    if (typeof ref.uid !== 'string' || ref.uid === '') return deny('node requested token with a pod binding without a uid');
+    const pod = await this.lookups.pod(a.namespace, ref.name);
+    if (!pod) throw notFound({ group: '', resource: 'pods' }, ref.name);
+    if (ref.uid !== pod.metadata?.uid) deny(`the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+    if (obj(pod.spec).nodeName !== node) deny('node requested token bound to a pod scheduled on a different node');
   }
 
   private async eviction(node: string, a: WriteAttributes, deny: (why: string) => never): Promise<void> {
@@ -136,6 +166,31 @@ export class NodeRestriction {
       if (forbiddenLabels.length > 0) deny(`is not allowed to modify labels: ${forbiddenLabels.join(', ')}`);
     }
   }
+}
+
+/** A PVC without what a kubelet may change on resize, nor what says nothing of the object (resourceVersion, managedFields). */
+function pvcOutsideResize(pvc: KubeObject | undefined): Obj {
+  const { resourceVersion: _rv, managedFields: _mf, ...metadata } = obj(pvc?.metadata);
+  const { capacity: _c, conditions: _co, allocatedResources: _ar, allocatedResourceStatuses: _ars, ...status } = obj(pvc?.status);
+  return { ...obj(pvc), metadata, status };
+}
+
+/**
+ * The paths where two objects differ, as `-path: before` / `+path: after`
+ * lines; as in apimachinery's semantic equality, an empty map or list is
+ * the same as none. (kube prints go-cmp's diff here, whose form is
+ * deliberately unstable, so only the sentence before it is the contract.)
+ */
+function differences(before: unknown, after: unknown, path = ''): string[] {
+  const empty = (v: unknown): boolean => v === undefined || v === null || (Array.isArray(v) ? v.length === 0 : typeof v === 'object' && Object.keys(v as Obj).length === 0);
+  if (empty(before) && empty(after)) return [];
+  const isMap = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+  if (isMap(before) && isMap(after)) {
+    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+    return keys.flatMap((k) => differences(before[k], after[k], `${path}.${k}`));
+  }
+  if (jsonEqual(before, after)) return [];
+  return [`-${path}: ${JSON.stringify(before ?? null)}`, `+${path}: ${JSON.stringify(after ?? null)}`];
 }
 
 /** The labels a kubelet may set on its own Node (k8s.io/kubelet's KubeletLabels and KubeletLabelNamespaces). */
