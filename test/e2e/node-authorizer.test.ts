@@ -208,6 +208,9 @@ describe('Node authorizer', () => {
         assert.ok(String(r.json.message).startsWith(notResize), `${what}: ${r.json.message}`);
       }
     }
+    const claimStatus = await http(kubelet, 'PATCH', '/api/v1/namespaces/default/pods/p3/status', { headers: { 'content-type': 'application/merge-patch+json' }, body: { status: { resourceClaimStatuses: [{ name: 'x', resourceClaimName: 'y' }] } } });
+    assert.equal(claimStatus.status, 403, claimStatus.text);
+    assert.equal(claimStatus.json.message, 'pods "p3" is forbidden: node "n1" cannot update resource claim statues');
     const pvc = await admin.get({ group: '', version: 'v1', resource: 'persistentvolumeclaims', namespace: 'default', name: 'c3' });
     assert.deepEqual((pvc.status as Record<string, unknown>).capacity, { storage: '2Gi' });
     assert.equal(pvc.metadata?.labels?.mine, undefined);
