@@ -110,6 +110,61 @@ describe('kubectl as limited users under RBAC', { skip }, () => {
     assert.equal((await kubectl(jane, ['auth', 'can-i', 'watch', 'pods', '-n', 'default'])).stdout.trim(), 'yes');
   });
 
+  it('answers auth can-i for an impersonated user and group per a RoleBinding', async () => {
+    const grant = `apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: pod-getter
+  namespace: kube-public
+rules:
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: pod-getters
+  namespace: kube-public
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: pod-getter
+subjects:
+- apiGroup: rbac.authorization.k8s.io
+  kind: User
+  name: bob
+- apiGroup: rbac.authorization.k8s.io
+  kind: Group
+  name: readers
+`;
+    const applied = await kubectl(server, ['apply', '-f', '-'], grant);
+    assert.equal(applied.code, 0, applied.stderr);
+    const canI = async (...args: string[]) => {
+      const r = await kubectl(server, ['auth', 'can-i', ...args]);
+      assert.ok(r.code === 0 || r.stdout.trim() === 'no', `${args.join(' ')}: ${r.stderr}`);
+      return r.stdout.trim();
+    };
+    await eventually(async () => (await canI('get', 'pods', '-n', 'kube-public', '--as=bob')) === 'yes');
+    const cases: Array<[string[], 'yes' | 'no']> = [
+      [['get', 'pods', '-n', 'kube-public', '--as=bob'], 'yes'],
+      [['get', 'pods', '--subresource=log', '-n', 'kube-public', '--as=bob'], 'no'],
+      [['get', 'pods/any-name', '-n', 'kube-public', '--as=bob'], 'yes'],
+      [['get', 'pods', '-n', 'default', '--as=bob'], 'no'],
+      [['delete', 'pods', '-n', 'kube-public', '--as=bob'], 'no'],
+      [['get', 'pods', '-n', 'kube-public', '--as=alice'], 'no'],
+      [['get', 'pods', '-n', 'kube-public', '--as=alice', '--as-group=readers'], 'yes'],
+      [['get', 'pods', '-n', 'kube-public', '--as=alice', '--as-group=others', '--as-group=readers'], 'yes'],
+      [['get', 'pods', '-n', 'kube-public', '--as=alice', '--as-group=others'], 'no'],
+      [['get', 'pods', '-n', 'default', '--as=alice', '--as-group=readers'], 'no'],
+    ];
+    for (const [args, answer] of cases) assert.equal(await canI(...args), answer, args.join(' '));
+    // A user without the impersonate verb may not ask as someone else.
+    const refused = await kubectl(jane, ['auth', 'can-i', 'get', 'pods', '-n', 'kube-public', '--as=bob']);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /users "bob" is forbidden: User "jane" cannot impersonate resource "users" in API group "" at the cluster scope/);
+  });
+
   it('restores an edited default role at the next start unless autoupdate is false', async () => {
     const path = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
     const discovery = (await http(server, 'GET', `${path}/system:discovery`)).json;
