@@ -2,6 +2,7 @@ import type { BenchConfig } from './config.js';
 import { configMap, createMany, createNamespace, PAYLOAD } from './fixtures.js';
 import { closedLoop, jsonRequest, type RequestSpec, type Target } from './http-client.js';
 import type { PhaseResult } from './loop.js';
+import { fanout, type WatchResult } from './watch.js';
 
 /**
  * Custom resources over HTTPS beside ConfigMaps of about the same size on the
@@ -42,7 +43,9 @@ function schema(rules: boolean): Record<string, unknown> {
       { rule: "!has(self.owner) || self.owner != 'team-none'" },
     ];
   }
-  return { type: 'object', properties: { spec, status: { type: 'object', properties: { ready: { type: 'boolean' } } } } };
+  // A top-level string map like a ConfigMap's data, so the watch bench's writer (data.seq, data.sentAt) writes these too.
+  const data = { type: 'object', additionalProperties: { type: 'string' } };
+  return { type: 'object', properties: { spec, data, status: { type: 'object', properties: { ready: { type: 'boolean' } } } } };
 }
 
 function crd(plural: string, kind: string, rules: boolean): string {
@@ -82,7 +85,12 @@ async function establish(target: Target, plural: string, kind: string, rules: bo
   throw new Error(`CRD ${plural}.${GROUP} not established within 30 s`);
 }
 
-export async function customResourcesSection(cfg: BenchConfig, target: Target, log: (msg: string) => void): Promise<PhaseResult[]> {
+export interface CustomResourcesResult {
+  phases: PhaseResult[];
+  watch: WatchResult[];
+}
+
+export async function customResourcesSection(cfg: BenchConfig, target: Target, log: (msg: string) => void): Promise<CustomResourcesResult> {
   const results: PhaseResult[] = [];
   const n = cfg.concurrency;
   const listSize = cfg.quick ? 1000 : 10_000;
@@ -122,5 +130,16 @@ export async function customResourcesSection(cfg: BenchConfig, target: Target, l
   const size = listSize.toLocaleString('en-US');
   await phase(`list ${size} ConfigMaps`, () => ({ method: 'GET', path: listCms }));
   await phase(`list ${size} Widgets`, () => ({ method: 'GET', path: listWidgets }));
-  return results;
+
+  log(`crd: watch fan-out (${cfg.watchers} watchers)`);
+  const label = `${cfg.watchers.toLocaleString('en-US')} watchers, ${cfg.watchRate} writes/s`;
+  const watchNs = `${NS}-watch`;
+  await createNamespace(target, watchNs);
+  const payload = { payload: PAYLOAD };
+  const watch: WatchResult[] = [];
+  const cmTemplate = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { labels: { app: 'bench' } }, data: payload };
+  watch.push((await fanout({ name: `ConfigMaps: ${label}`, target, path: `/api/v1/namespaces/${watchNs}/configmaps`, cfg, template: cmTemplate, keepSample: false })).result);
+  const widgetTemplate = { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { labels: { app: 'bench' } }, spec: { size: 3, owner: 'team-bench' }, data: payload };
+  watch.push((await fanout({ name: `Widgets: ${label}`, target, path: `/apis/${GROUP}/v1/namespaces/${watchNs}/widgets`, cfg, template: widgetTemplate, keepSample: false })).result);
+  return { phases: results, watch };
 }

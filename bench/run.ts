@@ -20,7 +20,7 @@ import type { OpsResult } from './field-validation.js';
 import { rbacSection } from './rbac.js';
 import { fieldValidationSection, type FieldValidationResult } from './field-validation.js';
 import { celSection, type CelBenchResult } from './cel.js';
-import { customResourcesSection } from './custom-resources.js';
+import { customResourcesSection, type CustomResourcesResult } from './custom-resources.js';
 
 /**
  * `npm run bench`: Capstan over HTTPS, each measurement beside a baseline in
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   let store: StoreResult | undefined;
   let etcd: EtcdResult | undefined;
   let rbac: PhaseResult[] = [];
-  let customResources: PhaseResult[] = [];
+  let customResources: CustomResourcesResult | undefined;
 
   if (cfg.sections.has('core') || cfg.sections.has('writes') || cfg.sections.has('list') || cfg.sections.has('watch')) {
     const dataDir = tempDir('capstan-bench-');
@@ -168,7 +168,7 @@ async function main(): Promise<void> {
     ...(store ? { store } : {}),
     ...(etcd ? { etcd } : {}),
     ...(rbac.length > 0 ? { rbac } : {}),
-    ...(customResources.length > 0 ? { customResources } : {}),
+    ...(customResources ? { customResources } : {}),
     totalSeconds: round((performance.now() - began) / 1000, 1),
   };
   const dir = join(ROOT, 'bench', 'results');
