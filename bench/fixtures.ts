@@ -42,6 +42,31 @@ export async function fill(target: Target, namespace: string, from: number, to: 
   if (failed > 0) throw new Error(`fill ${namespace}: ${failed} creates failed`);
 }
 
+/** POSTs `count` objects (a body string, or an object to encode) with a few concurrent clients; setup, never timed. */
+export async function createMany(target: Target, count: number, spec: (i: number) => { path: string; body: unknown }, clients = 16): Promise<void> {
+  const agent = makeAgent(target, clients);
+  let i = 0;
+  let failed = 0;
+  let lastStatus = 0;
+  try {
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (i < count) {
+          const s = spec(i++);
+          const r = await oneRequest(agent, target, { method: 'POST', path: s.path, body: typeof s.body === 'string' ? s.body : JSON.stringify(s.body) });
+          if (r.status !== 201) {
+            failed++;
+            lastStatus = r.status;
+          }
+        }
+      }),
+    );
+  } finally {
+    agent.destroy();
+  }
+  if (failed > 0) throw new Error(`bench setup: ${failed} of ${count} creates failed (last HTTP ${lastStatus})`);
+}
+
 /** Namespaces filled so far on one server, so phases that list the same size share the objects. */
 export class Filler {
   private readonly filled = new Map<string, number>();

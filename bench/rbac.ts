@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { issueClientCert } from '../src/server/pki.js';
 import { credentialsFrom, removeDir, startServer, tempDir } from '../test/helpers/server.js';
 import type { BenchConfig } from './config.js';
-import { configMap, createNamespace } from './fixtures.js';
+import { configMap, createMany, createNamespace } from './fixtures.js';
 import { closedLoop, makeAgent, oneRequest, type Target } from './http-client.js';
 import type { PhaseResult } from './loop.js';
 
@@ -16,27 +16,6 @@ import type { PhaseResult } from './loop.js';
  */
 
 const ROLES = 1000;
-
-async function createMany(target: Target, count: number, spec: (i: number) => { path: string; body: unknown }): Promise<void> {
-  const clients = 16;
-  const agent = makeAgent(target, clients);
-  let i = 0;
-  let failed = 0;
-  try {
-    await Promise.all(
-      Array.from({ length: clients }, async () => {
-        while (i < count) {
-          const s = spec(i++);
-          const r = await oneRequest(agent, target, { method: 'POST', path: s.path, body: JSON.stringify(s.body) });
-          if (r.status !== 201) failed++;
-        }
-      }),
-    );
-  } finally {
-    agent.destroy();
-  }
-  if (failed > 0) throw new Error(`rbac bench setup: ${failed} creates failed`);
-}
 
 export async function rbacSection(cfg: BenchConfig, log: (msg: string) => void): Promise<PhaseResult[]> {
   const dataDir = tempDir('capstan-bench-rbac-');

@@ -3,6 +3,7 @@ import type { EtcdResult, EtcdRow } from './etcd.js';
 import type { PhaseResult } from './loop.js';
 import type { FieldValidationResult, OpsResult } from './field-validation.js';
 import type { CelBenchResult } from './cel.js';
+import type { CustomResourcesResult } from './custom-resources.js';
 import type { ListResult } from './list.js';
 import type { StoreResult } from './store.js';
 import type { WatchResult } from './watch.js';
@@ -40,6 +41,8 @@ export interface Report {
   store?: StoreResult;
   /** GET as a limited user under RBAC (1,000 RoleBindings and ClusterRoles) beside system:masters (absent when the section was not asked for). */
   rbac?: PhaseResult[];
+  /** Custom resources (with and without ten CEL rules) beside ConfigMaps on one server (absent when the section was not asked for). */
+  customResources?: CustomResourcesResult;
   /** Capstan on etcd with 1 and 3 processes beside the etcd client (absent when the section was not asked for). */
   etcd?: EtcdResult;
   totalSeconds: number;
@@ -69,7 +72,8 @@ function howToRead(r: Report): string[] {
     '- **CEL**: in this process, no server: src/cel/ compiling (parse, type check, cost estimate; uncached and cache hit) and evaluating a CRD rule with all() over a 20-item list and an admission-policy rule, with runtime cost tracking, each beside a plain JavaScript function doing the same check, and @bufbuild/cel on the same CRD rule (the library not chosen); best of three 300 ms runs per row.',
     `- **Capstan on etcd**: the bench starts one single-member etcd on a temporary data dir (fsyncing its log as in production). The \`etcd client\` rows are this process calling that etcd directly with the \`etcd3\` npm client Capstan's store uses (one gRPC connection, ${r.concurrency} calls in flight, raw \`kv.put\`/\`kv.range\`): a put of the ConfigMap body the create phase sends, each to a new key; a range of one key; a range of 1,000 keys holding such bodies. When this process is near 100 % CPU in those rows, the client (gRPC and protobuf in one Node thread) is their limit, not etcd. Then Capstan on the etcd3 backend (the \`Backend\` line above is for the other sections): first one process, then that one and two more sharing its CA, with the same ${r.concurrency} HTTPS clients spread round-robin over the processes, each run in fresh namespaces. Create is a POST; update is a PUT of the client's own object with the resourceVersion it last got back (so no conflicts); each is one etcd transaction (compare and put), not a bare put. Get and list are consistent reads: one count-only range asks etcd for its current revision, then the watch cache answers, so a list never ranges over the 1,000 keys the way the baseline does and its ratio can exceed 1. \`Capstan / etcd client\` is Capstan's req/s over the req/s of the etcd client row for the same store operation (create and update vs put, get vs the range of one key, list vs the range of 1,000). CPU is Capstan (all its processes together) / etcd / this load-generating process. All of it runs on this one ${r.machine.cpus}-core machine: with three processes, Capstan, etcd and the load generator compete for the same cores, so the three-process rows show what spreading the load costs here, not how Capstan scales out over machines.`,
     '- **Authorization (rbac)**: a fresh `capstan serve` (default authorization: Node,RBAC; the Node authorizer has no opinion on this user) with 1,000 ClusterRoles and 1,000 RoleBindings in one namespace, each binding another user; the limited user is one of them (its client certificate made from the server\'s CA), allowed by its RoleBinding. GET of one ConfigMap as that user beside the same GET with the admin certificate (system:masters, allowed before RBAC is asked), before and after.',
-    '- **Running it**: `npm run bench` (or `npx tsc -p tsconfig.json && node dist/bench/run.js`). `BENCH_QUICK=1` is a smoke run written to `quick.md`/`quick.json` instead; `BENCH_SECTIONS=core,writes,authn,validation,cel,list,watch,stalled,memory,etcd,rbac` picks sections (etcd is skipped, with a line saying so, when etcd is not installed); sizes: `BENCH_PHASE_MS`, `BENCH_WRITE_CLIENTS`, `BENCH_LIST_SIZES`, `BENCH_LIST_CLIENTS`, `BENCH_LIST_MS`, `BENCH_LIST_MIN_REQUESTS`, `BENCH_STORE_OBJECTS`, `BENCH_WATCHERS`, `BENCH_WATCH_RATE`, `BENCH_WATCH_SECONDS`, `BENCH_STALLED_WATCHERS`, `BENCH_STALLED_HEALTHY`, `BENCH_STALLED_RATE`, `BENCH_STALLED_SECONDS`, `BENCH_STALLED_PAYLOAD`, `BENCH_STALLED_SETTLE_SECONDS`; `BENCH_BACKEND=memory` for the in-memory store (no restart then). No number here is asserted anywhere.',
+    `- **Custom resources (crd)**: a fresh \`capstan serve\` with two CRDs in \`bench.example.com\` (namespaced, a structural schema with a few typed fields, two defaults and a string field holding the ConfigMap's 900-byte payload, so bodies are about the same size): \`Widget\` with no rules, \`RuledWidget\` with ten \`x-kubernetes-validations\` rules on its spec. ${r.concurrency} clients; each custom-resource phase runs right after the ConfigMap phase it is compared with, on the same server (the Widget create runs twice, before and after the ten-rule one, to show drift). The lists are of ${c.quick ? '1,000' : '10,000'} objects of each kind in their own namespace, created first (32 clients, untimed). Watch fan-out is the watch section's measurement (below), run on one namespace's ConfigMaps and then on one namespace's Widgets (the same payload in a top-level \`data\` map) on this server, without its bare baselines.`,
+    '- **Running it**: `npm run bench` (or `npx tsc -p tsconfig.json && node dist/bench/run.js`). `BENCH_QUICK=1` is a smoke run written to `quick.md`/`quick.json` instead; `BENCH_SECTIONS=core,writes,authn,validation,cel,list,watch,stalled,memory,etcd,rbac,crd` picks sections (etcd is skipped, with a line saying so, when etcd is not installed); sizes: `BENCH_PHASE_MS`, `BENCH_WRITE_CLIENTS`, `BENCH_LIST_SIZES`, `BENCH_LIST_CLIENTS`, `BENCH_LIST_MS`, `BENCH_LIST_MIN_REQUESTS`, `BENCH_STORE_OBJECTS`, `BENCH_WATCHERS`, `BENCH_WATCH_RATE`, `BENCH_WATCH_SECONDS`, `BENCH_STALLED_WATCHERS`, `BENCH_STALLED_HEALTHY`, `BENCH_STALLED_RATE`, `BENCH_STALLED_SECONDS`, `BENCH_STALLED_PAYLOAD`, `BENCH_STALLED_SETTLE_SECONDS`; `BENCH_BACKEND=memory` for the in-memory store (no restart then). No number here is asserted anywhere.',
     '',
   ];
 }
@@ -193,5 +197,9 @@ export function renderMarkdown(r: Report): string {
   if (r.store) out.push('## Store: memory and restart', '', ...storeTables(r.store), '');
   if (r.etcd) out.push(...etcdSection(r, r.etcd));
   if (r.rbac && r.rbac.length > 0) out.push(`## Authorization: RBAC beside system:masters (${r.concurrency} clients, ${r.phaseMs} ms per phase)`, '', ...requestsTable(r.rbac), '');
+  if (r.customResources) {
+    out.push(`## Custom resources beside ConfigMaps (${r.concurrency} clients, ${r.phaseMs} ms per phase)`, '', ...requestsTable(r.customResources.phases), '');
+    out.push('### Watch fan-out: ConfigMaps, then Widgets, on the same server', '', ...watchTable(r.customResources.watch), '');
+  }
   return out.join('\n');
 }

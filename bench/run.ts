@@ -20,6 +20,7 @@ import type { OpsResult } from './field-validation.js';
 import { rbacSection } from './rbac.js';
 import { fieldValidationSection, type FieldValidationResult } from './field-validation.js';
 import { celSection, type CelBenchResult } from './cel.js';
+import { customResourcesSection, type CustomResourcesResult } from './custom-resources.js';
 
 /**
  * `npm run bench`: Capstan over HTTPS, each measurement beside a baseline in
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
   let store: StoreResult | undefined;
   let etcd: EtcdResult | undefined;
   let rbac: PhaseResult[] = [];
+  let customResources: CustomResourcesResult | undefined;
 
   if (cfg.sections.has('core') || cfg.sections.has('writes') || cfg.sections.has('list') || cfg.sections.has('watch')) {
     const dataDir = tempDir('capstan-bench-');
@@ -131,6 +133,18 @@ async function main(): Promise<void> {
     rbac = await rbacSection(cfg, log);
   }
 
+  if (cfg.sections.has('crd')) {
+    const dataDir = tempDir('capstan-bench-crd-');
+    log('crd: custom resources beside ConfigMaps on a fresh server');
+    const server = await startServer({ backend: cfg.backend, dataDir });
+    try {
+      customResources = await customResourcesSection(cfg, { url: server.url, creds: credentialsFrom(server.kubeconfig), pid: server.proc.pid }, log);
+    } finally {
+      await server.stop();
+      removeDir(dataDir);
+    }
+  }
+
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   const report: Report = {
     date: new Date().toISOString(),
@@ -154,6 +168,7 @@ async function main(): Promise<void> {
     ...(store ? { store } : {}),
     ...(etcd ? { etcd } : {}),
     ...(rbac.length > 0 ? { rbac } : {}),
+    ...(customResources ? { customResources } : {}),
     totalSeconds: round((performance.now() - began) / 1000, 1),
   };
   const dir = join(ROOT, 'bench', 'results');

@@ -117,7 +117,7 @@ export class FanoutState {
   }
 }
 
-interface FanoutOptions {
+export interface FanoutOptions {
   name: string;
   target: Target;
   /** Collection path watched and written to. */
@@ -127,7 +127,8 @@ interface FanoutOptions {
   keepSample: boolean;
 }
 
-async function fanout(o: FanoutOptions): Promise<{ result: WatchResult; sample: string | undefined }> {
+/** One fan-out run: the watchers connect, the writer writes, each event's arrival is matched to its write. */
+export async function fanout(o: FanoutOptions): Promise<{ result: WatchResult; sample: string | undefined }> {
   const { cfg } = o;
   const total = Math.max(1, Math.round(cfg.watchRate * cfg.watchSeconds));
   const state = new FanoutState(cfg.watchers, total);
