@@ -1,4 +1,5 @@
 import type { Environment } from '@marcbachmann/cel-js';
+import type { AstNode, Checker, MacroCall } from './macro-shapes.js';
 
 /*
  * cel-js always has cel-go's ext.Bindings (`cel.bind(var, init, expr)`), as
@@ -10,19 +11,6 @@ import type { Environment } from '@marcbachmann/cel-js';
  * so a macro registered here under the same name and arity takes the call
  * over and refuses it at type check with cel-go's first error.
  */
-
-interface AstNode {
-  readonly op: string;
-  readonly args: unknown;
-}
-interface Checker {
-  check(node: AstNode, ctx: unknown): unknown;
-  createError(code: string, message: string, node: AstNode): Error;
-}
-interface MacroCall {
-  readonly ast: AstNode;
-  readonly receiver: AstNode;
-}
 
 function refuseBind({ ast, receiver }: MacroCall): object {
   return {

@@ -3,6 +3,7 @@ import { type Environment, EvaluationError } from '@marcbachmann/cel-js';
 import { whenAll } from './async.js';
 import { libraryError } from './errors.js';
 import { celEquals, codePoints, type CelValue } from './values.js';
+import type { AstNode, Checker, Evaluator, MacroCall, TypeDecl } from './macro-shapes.js';
 
 /*
  * cel-js ships indexOf, lastIndexOf, substring and split as built-ins with
@@ -17,33 +18,6 @@ import { celEquals, codePoints, type CelValue } from './values.js';
  * an empty separator between UTF-16 units, Go between code points.
  */
 
-interface TypeDecl {
-  readonly kind: string;
-  readonly name: string;
-  readonly valueType?: TypeDecl;
-  unify(registry: unknown, other: TypeDecl): TypeDecl | null;
-}
-interface AstNode {
-  readonly op: string;
-  readonly maybeAsync: boolean;
-  setMeta(key: string, value: unknown): unknown;
-}
-interface Checker {
-  check(node: AstNode, ctx: unknown): TypeDecl;
-  getType(name: string): TypeDecl;
-  registry: unknown;
-  createError(code: string, message: string, node: AstNode): Error;
-}
-interface Evaluator {
-  run(node: AstNode, ctx: unknown): unknown;
-}
-interface MacroCall {
-  readonly ast: AstNode;
-  readonly args: readonly AstNode[];
-  readonly receiver: AstNode;
-}
-
-/** One overridden method: its string form (argument types after the receiver) and, for indexOf, its list form. */
 interface Override {
   readonly name: string;
   readonly params: readonly ('string' | 'int')[];

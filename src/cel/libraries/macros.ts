@@ -3,45 +3,13 @@ import type { Environment } from '@marcbachmann/cel-js';
 import { attempt, Caught, loop } from './async.js';
 import { libraryError } from './errors.js';
 import { celEquals, type CelValue, isMapValue, mapEntries, toList } from './values.js';
+import type { AstNode, Checker, Context, Evaluator, MacroCall, TypeDecl } from './macro-shapes.js';
 
 /*
  * Macros as cel-js runs them: a handler called at parse time with the call's
- * AST returns hooks that the type checker and the evaluator call. The shapes
- * below are the parts of cel-js's (untyped) macro interface these macros use.
+ * AST returns hooks that the type checker and the evaluator call (the
+ * shapes in macro-shapes.ts).
  */
-interface AstNode extends AstMeta {
-  readonly op: string;
-  readonly args: unknown;
-}
-interface TypeDecl {
-  readonly kind: string;
-  readonly valueType?: TypeDecl;
-  readonly keyType?: TypeDecl;
-}
-/** Type-check and evaluation contexts alike fork a context with one more variable. */
-interface Context {
-  forkWithVariable(name: string, type: TypeDecl): Context;
-  setIterValue(v: unknown, ev: Evaluator): Context;
-}
-interface AstMeta {
-  readonly maybeAsync: boolean;
-  setMeta(key: string, value: unknown): unknown;
-}
-interface Checker {
-  check(node: AstNode, ctx: unknown): TypeDecl;
-  getType(name: string): TypeDecl;
-  registry: { getListType(t: TypeDecl): TypeDecl; getMapType(k: TypeDecl, v: TypeDecl): TypeDecl };
-  createError(code: string, message: string, node: AstNode): Error;
-}
-interface Evaluator {
-  run(node: AstNode, ctx: unknown): unknown;
-}
-interface MacroCall {
-  readonly ast: AstNode;
-  readonly args: readonly AstNode[];
-  readonly receiver: AstNode;
-}
-
 function identifier(node: AstNode, message: string): string {
   if (node.op === 'id' && typeof node.args === 'string') return node.args;
   throw libraryError(message);
