@@ -42,6 +42,8 @@ export interface AdmissionPlugin {
   admit?(attrs: AdmissionAttributes): Promise<void>;
   /** Validating phase; must not change anything. */
   validate?(attrs: AdmissionAttributes): Promise<void>;
+  /** Loads what the plugin reads (its informers synced) before the server serves; stops at the context's shutdown signal. */
+  start?(): Promise<void>;
 }
 
 export class AdmissionChain {

@@ -3,7 +3,7 @@ import type { KubeObject } from '../machinery/object.js';
 import type { Logger } from '../machinery/logger.js';
 import type { AuthenticationResult } from './authenticator.js';
 import type { TokenAuthenticator } from './bearer-token.js';
-import type { ObjectLookup } from './object-lookup.js';
+import type { ObjectLookup } from '../registry/object-lookup.js';
 
 /**
  * --enable-bootstrap-token-auth (kube's bootstrap token authenticator): a

@@ -4,7 +4,7 @@ import type { KubeObject } from '../machinery/object.js';
 import { AuthenticationError, type AuthenticationResult } from './authenticator.js';
 import type { TokenAuthenticator } from './bearer-token.js';
 import { audiencesOf, CLOCK_LEEWAY_SECONDS, numericDate, unverifiedClaims, type JwtClaims, type JwtVerifier } from './jwt.js';
-import type { ObjectLookup } from './object-lookup.js';
+import type { ObjectLookup } from '../registry/object-lookup.js';
 
 /**
  * Service account tokens (kube's pkg/serviceaccount): JWTs this server signs.

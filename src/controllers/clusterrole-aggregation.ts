@@ -5,7 +5,7 @@ import { jsonEqual, type KubeObject } from '../machinery/object.js';
 import { labelSelectorMatches } from '../machinery/selectors.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { Controller } from './controller.js';
-import { Informer, WorkQueue } from './informer.js';
+import { Informer, WorkQueue } from '../registry/informer.js';
 
 /**
  * kube-controller-manager's clusterrole-aggregation controller

@@ -4,7 +4,7 @@ import { cloneObject, type KubeObject } from '../machinery/object.js';
 import { CLEANUP_FINALIZER, conditionTrue, crdSpec, crdVersions, CRD_GROUP, CRD_RESOURCE, hasFinalizer, setCondition, type CrdCondition } from '../apiextensions/crd.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { Controller } from './controller.js';
-import { Informer, WorkQueue } from './informer.js';
+import { Informer, WorkQueue } from '../registry/informer.js';
 
 /**
  * kube's CRDFinalizer (apiextensions-apiserver pkg/controller/finalizer), on

@@ -6,7 +6,7 @@ import { calculateNames } from '../apiextensions/naming.js';
 import { apiApprovalState, isProtectedGroup } from '../apiextensions/versions.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { Controller } from './controller.js';
-import { Informer, WorkQueue } from './informer.js';
+import { Informer, WorkQueue } from '../registry/informer.js';
 
 /**
  * kube's CRD status controllers, on the leader: the naming controller

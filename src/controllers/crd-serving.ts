@@ -7,7 +7,7 @@ import { customResourceSpecFromCrd } from '../registry/crd-spec.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { Controller } from './controller.js';
-import { Informer } from './informer.js';
+import { Informer } from '../registry/informer.js';
 
 /**
  * Serves what the stored CustomResourceDefinitions define, on every process

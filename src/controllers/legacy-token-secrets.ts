@@ -4,7 +4,7 @@ import { isApiError } from '../machinery/errors.js';
 import { cloneObject, type KubeObject } from '../machinery/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { Controller } from './controller.js';
-import { Informer, WorkQueue } from './informer.js';
+import { Informer, WorkQueue } from '../registry/informer.js';
 import { readModifyWrite } from './writes.js';
 
 /**

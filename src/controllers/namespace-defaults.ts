@@ -2,7 +2,7 @@ import type { ApiClient } from '../machinery/client.js';
 import type { KubeObject } from '../machinery/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { jsonEqual, cloneObject } from '../machinery/object.js';
-import { Informer, WorkQueue } from './informer.js';
+import { Informer, WorkQueue } from '../registry/informer.js';
 import type { Controller } from './controller.js';
 import { createIfMissing, readModifyWrite } from './writes.js';
 

@@ -3,7 +3,7 @@ import { isApiError } from '../machinery/errors.js';
 import { NAMESPACE_FINALIZER } from '../registry/namespaces.js';
 import { cloneObject, jsonEqual, nowTimestamp, type KubeObject } from '../machinery/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
-import { Informer, WorkQueue } from './informer.js';
+import { Informer, WorkQueue } from '../registry/informer.js';
 import type { Controller } from './controller.js';
 import { readModifyWrite } from './writes.js';
 

@@ -7,15 +7,15 @@ import { DeprecatedApiRequests } from '../api/deprecated-api-requests.js';
 import { KUBERNETES_MINOR } from './version.js';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { AdmissionChain, type AdmissionPlugin } from '../admission/admission.js';
-import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
+import type { AdmissionChain, AdmissionPlugin } from '../admission/admission.js';
+import { buildAdmissionChain } from './admission-setup.js';
 import { ApiCatalog } from '../api/catalog.js';
 import type { ResourceInfo } from '../api/types.js';
 import { UnionAuthenticator, type Authenticator } from '../authn/authenticator.js';
 import { ClientCertAuthenticator } from '../authn/client-cert.js';
 import { LoopbackAuthenticator } from '../authn/loopback.js';
 import { BearerTokenAuthenticator, TokenUnion, type TokenAuthenticator } from '../authn/bearer-token.js';
-import { cachedLookup } from '../authn/object-lookup.js';
+import { cachedLookup } from '../registry/object-lookup.js';
 import { tokenReviewer } from '../authn/token-review.js';
 import { buildTokenAuthentication, type TokenAuthentication } from './token-authn.js';
 import { LegacyTokenSecrets } from '../controllers/legacy-token-secrets.js';
@@ -187,11 +187,23 @@ export class ApiServer {
     this.buildTokenAuthentication();
     const nsInfo = this.catalog.resource('', 'v1', 'namespaces')!;
     const namespaces = this.registry.storeFor(nsInfo);
-    this.admission = new AdmissionChain([
-      new NamespaceLifecycle((name) => this.getOrUndefined('namespaces', undefined, name)),
-      ...this.authz.admissionPlugins((resource, namespace, name) => this.getOrUndefined(resource, namespace, name)),
-      ...(this.options.admissionPlugins ?? []),
-    ]);
+    const admission = buildAdmissionChain(
+      cfg.admission,
+      {
+        registry: this.registry,
+        catalog: this.catalog,
+        lookup: (group, version, resource) => cachedLookup(() => this.registry.storeFor(this.catalog.resource(group, version, resource)!)),
+        client: (component) => this.client(component),
+        authorizer: this.authorizer,
+        featureGates: cfg.featureGates,
+        logger: this.logger,
+        shutdown: this.shutdownController.signal,
+      },
+      new Map(),
+      [...this.authz.admissionPlugins((resource, namespace, name) => this.getOrUndefined(resource, namespace, name)), ...(this.options.admissionPlugins ?? [])],
+    );
+    this.admission = admission.chain;
+    await Promise.all(admission.plugins.map((p) => p.start?.()));
     await this.authz.start(this.registry, this.catalog);
 
     // Every process creates missing system namespaces (as every kube-apiserver does); the election's Lease lives in one.

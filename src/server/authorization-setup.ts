@@ -18,7 +18,7 @@ import { WebhookAuthorizer } from '../authz/webhook.js';
 import { PRIVILEGED_GROUP } from '../authn/loopback.js';
 import { ClusterRoleAggregation } from '../controllers/clusterrole-aggregation.js';
 import type { Controller } from '../controllers/controller.js';
-import { Informer } from '../controllers/informer.js';
+import { Informer } from '../registry/informer.js';
 import { RbacBootstrap } from '../controllers/rbac-bootstrap.js';
 import type { ApiClient } from '../machinery/client.js';
 import type { Logger } from '../machinery/logger.js';

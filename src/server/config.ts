@@ -66,6 +66,12 @@ export interface ServerConfig {
   authorizationWebhook?: { configFile: string; version: 'v1' | 'v1beta1'; authorizedTtl: number; unauthorizedTtl: number };
   /** --authorization-config: an AuthorizationConfiguration file naming the chain instead (reloaded on change). */
   authorizationConfigFile?: string;
+  /**
+   * --enable-admission-plugins / --disable-admission-plugins (kube names; the
+   * order is always kube's) and --admission-control-config-file. Absent: the
+   * default-on set Capstan has built (server/admission-setup.ts).
+   */
+  admission?: { enablePlugins?: string[]; disablePlugins?: string[]; configFile?: string };
   /** --feature-gates, over the defaults. */
   featureGates: FeatureGates;
   /** --anonymous-auth: requests no authenticator has an opinion on are system:anonymous. */

@@ -11,7 +11,7 @@ import { AuthenticationError, withAuthenticatedGroup } from '../../src/authn/aut
 import { audienceAgnostic, bearerToken, BearerTokenAuthenticator, TokenUnion } from '../../src/authn/bearer-token.js';
 import { BootstrapTokenAuthenticator } from '../../src/authn/bootstrap-token.js';
 import { JwtVerifier, unverifiedClaims } from '../../src/authn/jwt.js';
-import type { ObjectLookup } from '../../src/authn/object-lookup.js';
+import type { ObjectLookup } from '../../src/registry/object-lookup.js';
 import { issuerDiscovery } from '../../src/authn/service-account-discovery.js';
 import { ServiceAccountTokenIssuer } from '../../src/authn/service-account-issuer.js';
 import { keysFromPem, loadServiceAccountKeys, verificationKey, type SigningKey } from '../../src/authn/service-account-keys.js';

@@ -1,7 +1,7 @@
 import type { ReaderWatch } from '../cache/resource-reader.js';
 import type { CacheEventType } from '../cache/watch-cache.js';
 import type { KubeObject } from '../machinery/object.js';
-import type { ResourceStore } from '../registry/resource-store.js';
+import type { ResourceStore } from './resource-store.js';
 
 /**
  * A minimal in-process informer for controllers: follows one resource's

@@ -1,6 +1,6 @@
 import { isApiError } from '../machinery/errors.js';
 import type { KubeObject } from '../machinery/object.js';
-import type { ResourceStore } from '../registry/resource-store.js';
+import type { ResourceStore } from './resource-store.js';
 
 /** One object by namespace and name, undefined when it does not exist. Shared: do not mutate. */
 export type ObjectLookup = (namespace: string | undefined, name: string) => Promise<KubeObject | undefined>;
