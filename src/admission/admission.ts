@@ -32,6 +32,21 @@ export interface AdmissionAttributes {
   addWarning?(text: string): void;
   /** Records an audit annotation for the request (key → value; the first value of a key stays). */
   addAuditAnnotation?(key: string, value: string): void;
+  /** kube's ReinvocationContext, set by the chain for its mutating phase. */
+  reinvocation?: ReinvocationContext;
+}
+
+/**
+ * kube's admission.ReinvocationContext: a mutating plugin that wants to see
+ * later plugins' changes (a webhook with reinvocationPolicy IfNeeded, a
+ * mutating policy) asks for a second pass with `shouldReinvoke`; the chain
+ * then runs the whole mutating phase once more with `isReinvoke` set, and
+ * plugins keep what they need between the passes in `values` (by their name).
+ */
+export interface ReinvocationContext {
+  isReinvoke: boolean;
+  shouldReinvoke: boolean;
+  readonly values: Map<string, unknown>;
 }
 
 export interface AdmissionPlugin {
@@ -49,8 +64,17 @@ export interface AdmissionPlugin {
 export class AdmissionChain {
   constructor(private readonly plugins: readonly AdmissionPlugin[]) {}
 
-  /** The mutating phase, in plugin order. */
+  /** The mutating phase, in plugin order; once more when a plugin asked for reinvocation (kube's reinvoker: in-tree plugins run again too). */
   async admit(attrs: AdmissionAttributes): Promise<void> {
+    const reinvocation: ReinvocationContext = attrs.reinvocation ?? { isReinvoke: false, shouldReinvoke: false, values: new Map() };
+    attrs.reinvocation = reinvocation;
+    await this.admitOnce(attrs);
+    if (!reinvocation.shouldReinvoke) return;
+    reinvocation.isReinvoke = true;
+    await this.admitOnce(attrs);
+  }
+
+  private async admitOnce(attrs: AdmissionAttributes): Promise<void> {
     for (const p of this.plugins) if (p.admit && (p.handles?.(attrs.operation) ?? true)) await p.admit(attrs);
   }
 
