@@ -26,7 +26,11 @@ export class PolicyFileError extends Error {}
 /** kube's apiVersion for ABAC policies; SPEC.md writes the same group under its own domain, which is accepted too. */
 const API_VERSIONS = ['abac.authorization.kubernetes.io/v1beta1', 'abac.authorization.k8s.io/v1beta1'];
 
-export function loadPolicyFile(path: string): AbacPolicySpec[] {
+/**
+ * The policies of a file; `onUnversioned` hears of a file with unversioned
+ * (v0) lines, which are converted as kube converts them.
+ */
+export function loadPolicyFile(path: string, onUnversioned?: (message: string) => void): AbacPolicySpec[] {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -34,6 +38,7 @@ export function loadPolicyFile(path: string): AbacPolicySpec[] {
     throw new PolicyFileError((err as Error).message);
   }
   const out: AbacPolicySpec[] = [];
+  let unversioned = 0;
   text.split('\n').forEach((line, i) => {
     const trimmed = line.trim();
     if (trimmed === '' || trimmed.startsWith('#')) return;
@@ -47,13 +52,39 @@ export function loadPolicyFile(path: string): AbacPolicySpec[] {
       fail(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
     }
     const p = (doc && typeof doc === 'object' ? doc : {}) as { apiVersion?: unknown; kind?: unknown; spec?: unknown };
-    if (!p.apiVersion || !p.kind) fail('unversioned (v0) policy lines are not supported by this server');
+    if (!p.apiVersion || !p.kind) {
+      unversioned++;
+      out.push(fromV0(p as Record<string, unknown>));
+      return;
+    }
     if (p.kind !== 'Policy' || !API_VERSIONS.includes(String(p.apiVersion))) fail(`no kind "${String(p.kind)}" is registered for version "${String(p.apiVersion)}"`);
     const s = (p.spec && typeof p.spec === 'object' ? p.spec : {}) as Record<string, unknown>;
     const str = (k: string): string => (typeof s[k] === 'string' ? (s[k] as string) : '');
     out.push({ user: str('user'), group: str('group'), readonly: s.readonly === true, apiGroup: str('apiGroup'), resource: str('resource'), namespace: str('namespace'), nonResourcePath: str('nonResourcePath') });
   });
+  if (unversioned > 0) onUnversioned?.(`Policy file ${path} contained unversioned rules. See docs/admin/authorization.md#abac-mode for ABAC file format details.`);
   return out;
+}
+
+/**
+ * A v0 line (no apiVersion/kind: user, group, readonly, resource, namespace
+ * at the top level) as kube's v0 conversion reads it: no subject means every
+ * authenticated user, as does `*`; no namespace or resource means all; any
+ * API group; and with neither namespace nor resource, every non-resource path.
+ */
+function fromV0(line: Record<string, unknown>): AbacPolicySpec {
+  const str = (k: string): string => (typeof line[k] === 'string' ? (line[k] as string) : '');
+  let user = str('user');
+  let group = str('group');
+  if (user === '' && group === '') group = 'system:authenticated';
+  if (user === '*' || group === '*') {
+    group = 'system:authenticated';
+    user = '';
+  }
+  const namespace = str('namespace') || '*';
+  const resource = str('resource') || '*';
+  const nonResourcePath = str('namespace') === '' && str('resource') === '' ? '*' : '';
+  return { user, group, readonly: line.readonly === true, apiGroup: '*', resource, namespace, nonResourcePath };
 }
 
 function subjectMatches(p: AbacPolicySpec, user: UserInfo): boolean {

@@ -53,7 +53,7 @@ export class AuthorizationSetup {
   constructor(
     private readonly config: ServerConfig,
     authorizers: Authorizer[] | undefined,
-    logger: Logger,
+    private readonly logger: Logger,
   ) {
     const configFile = authorizers ? undefined : config.authorizationConfigFile;
     const modes = authorizers || configFile ? undefined : config.authorizationModes;
@@ -62,7 +62,7 @@ export class AuthorizationSetup {
     if (configFile || modes?.includes('Node')) this.nodeGraph = new NodeGraph();
     if (configFile) {
       const build = (entries: AuthorizerEntry[]): Authorizer[] => entries.map((e) => (e.webhook ? new WebhookAuthorizer(e.webhook) : this.modeAuthorizers([e.type])[0]!));
-      this.reloading = new ReloadingAuthorizer(configFile, build, (m) => logger.info(m));
+      this.reloading = new ReloadingAuthorizer(configFile, build, (m) => this.logger.info(m));
     }
     const chain = authorizers ?? (this.reloading ? [this.reloading] : this.modeAuthorizers(modes));
     this.authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([PRIVILEGED_GROUP]), ...chain]);
@@ -148,7 +148,7 @@ export class AuthorizationSetup {
         }
         case 'ABAC':
           // Read once: policy changes need a restart, as in kube.
-          return new AbacAuthorizer(loadPolicyFile(this.config.authorizationPolicyFile ?? ''));
+          return new AbacAuthorizer(loadPolicyFile(this.config.authorizationPolicyFile ?? '', (message) => this.logger.info(message)));
         case 'Node': {
           // kube's NodeRules are the system:node ClusterRole's rules.
           const nodeRole = bootstrapPolicy().clusterRoles.find((r) => r.metadata?.name === 'system:node');

@@ -63,6 +63,27 @@ describe('ABAC', () => {
     assert.deepEqual(rules.nonResourceRules, []);
   });
 
+  it('converts unversioned (v0) lines as kube does and says so once', async () => {
+    const v0 = join(dir, 'v0.jsonl');
+    writeFileSync(v0, [JSON.stringify({ user: 'carol', namespace: 'ns1', resource: 'pods', readonly: true }), JSON.stringify({ user: '*' }), JSON.stringify({ group: 'ops', namespace: 'ns2' })].join('\n'));
+    const told: string[] = [];
+    const policies = loadPolicyFile(v0, (m) => told.push(m));
+    assert.deepEqual(told, [`Policy file ${v0} contained unversioned rules. See docs/admin/authorization.md#abac-mode for ABAC file format details.`]);
+    assert.deepEqual(policies, [
+      { user: 'carol', group: '', readonly: true, apiGroup: '*', resource: 'pods', namespace: 'ns1', nonResourcePath: '' },
+      // `*` and an empty subject mean every authenticated user; no namespace and resource: all of them and every path.
+      { user: '', group: 'system:authenticated', readonly: false, apiGroup: '*', resource: '*', namespace: '*', nonResourcePath: '*' },
+      { user: '', group: 'ops', readonly: false, apiGroup: '*', resource: '*', namespace: 'ns2', nonResourcePath: '' },
+    ]);
+    const v0abac = new AbacAuthorizer(policies);
+    assert.equal((await v0abac.authorize(res('carol', [], 'get', 'pods', 'ns1', 'apps'))).decision, 'Allow');
+    assert.equal((await v0abac.authorize(res('anon', ['system:unauthenticated'], 'get', 'pods'))).decision, 'NoOpinion');
+    assert.equal((await v0abac.authorize(res('dave', ['ops'], 'delete', 'secrets', 'ns2'))).decision, 'Allow');
+    assert.equal((await v0abac.authorize(path('dave', ['ops'], 'get', '/api'))).decision, 'NoOpinion');
+    assert.deepEqual(loadPolicyFile(file, (m) => told.push(m)).length, 7);
+    assert.equal(told.length, 1, 'a versioned file is not reported');
+  });
+
   it('refuses a broken file with the line number, and the server does not start', () => {
     const bad = join(dir, 'bad.jsonl');
     writeFileSync(bad, `${line({ user: 'a' })}\n\n{not json\n`);
