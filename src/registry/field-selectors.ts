@@ -56,6 +56,11 @@ const EXTRA_FIELDS: Record<string, Record<string, (o: KubeObject) => string>> = 
   'apps/replicasets': { 'status.replicas': (o) => str(at(o, 'status', 'replicas') ?? 0) },
   'batch/jobs': { 'status.successful': (o) => str(at(o, 'status', 'succeeded') ?? 0) },
   'certificates.k8s.io/certificatesigningrequests': { 'spec.signerName': (o) => str(at(o, 'spec', 'signerName')) },
+  // resource.k8s.io's ResourceSliceSelectorNodeName / ResourceSliceSelectorDriver (kubelets list their own slices with them).
+  'resource.k8s.io/resourceslices': {
+    'spec.nodeName': (o) => str(at(o, 'spec', 'nodeName')),
+    'spec.driver': (o) => str(at(o, 'spec', 'driver')),
+  },
 };
 
 /** Kinds whose field label conversion does not accept metadata.namespace (Node, Namespace). */

@@ -96,6 +96,8 @@ export class AuthorizationSetup {
       );
       const attachments = catalog.resource('storage.k8s.io', 'v1', 'volumeattachments');
       if (attachments) this.informers.push(new Informer(registry.storeFor(attachments), (type, obj) => graph.onVolumeAttachment(type, obj)));
+      const slices = catalog.resource('resource.k8s.io', 'v1', 'resourceslices');
+      if (slices) this.informers.push(new Informer(registry.storeFor(slices), (type, obj) => graph.onResourceSlice(type, obj)));
     }
     await Promise.all(this.informers.map((i) => i.start()));
     this.reloading?.start();

@@ -48,6 +48,13 @@ describe('Node authorizer', () => {
     });
     await eventually(async () => (await n1({ namespace: 'default', verb: 'get', resource: 'persistentvolumes', name: 'pv1' })).allowed);
     await eventually(async () => (await n1({ verb: 'get', group: 'storage.k8s.io', resource: 'volumeattachments', name: 'va1' })).allowed);
+    for (const [name, nodeName] of [['slice-n1', 'n1'], ['slice-n2', 'n2']]) {
+      await admin.create({ group: 'resource.k8s.io', version: 'v1', resource: 'resourceslices' }, {
+        apiVersion: 'resource.k8s.io/v1', kind: 'ResourceSlice', metadata: { name },
+        spec: { driver: 'dra.example.com', nodeName, pool: { name: nodeName!, generation: 1, resourceSliceCount: 1 }, devices: [] },
+      });
+    }
+    await eventually(async () => (await n1({ verb: 'get', group: 'resource.k8s.io', resource: 'resourceslices', name: 'slice-n1' })).allowed);
   });
 
   after(async () => {
@@ -82,6 +89,13 @@ describe('Node authorizer', () => {
       [{ verb: 'get', group: 'storage.k8s.io', resource: 'csinodes', name: 'n1' }, true],
       [{ verb: 'get', group: 'storage.k8s.io', resource: 'volumeattachments', name: 'va2' }, false, "no relationship found between node 'n1' and this object"],
       [{ verb: 'list', group: 'storage.k8s.io', resource: 'volumeattachments' }, false, 'can only get individual resources of this type'],
+      [{ verb: 'update', group: 'resource.k8s.io', resource: 'resourceslices', name: 'slice-n1' }, true],
+      [{ verb: 'delete', group: 'resource.k8s.io', resource: 'resourceslices', name: 'slice-n1' }, true],
+      [{ verb: 'get', group: 'resource.k8s.io', resource: 'resourceslices', name: 'slice-n2' }, false, "no relationship found between node 'n1' and this object"],
+      [{ verb: 'create', group: 'resource.k8s.io', resource: 'resourceslices' }, true],
+      [{ verb: 'list', group: 'resource.k8s.io', resource: 'resourceslices', fieldSelector: { rawSelector: 'spec.nodeName=n1' } }, true],
+      [{ verb: 'watch', group: 'resource.k8s.io', resource: 'resourceslices' }, false, 'can only list/watch/deletecollection resourceslices with nodeName field selector'],
+      [{ verb: 'patch', group: 'resource.k8s.io', resource: 'resourceslices', subresource: 'status', name: 'slice-n1' }, false, 'cannot authorize ResourceSlice subresources'],
       // Not subdivided: the system:node role's rules.
       [{ verb: 'list', resource: 'services' }, true],
       [{ namespace: 'default', verb: 'create', resource: 'events' }, true],
@@ -93,6 +107,9 @@ describe('Node authorizer', () => {
       assert.equal(answer.allowed, allowed, JSON.stringify(ra));
       if (reason !== undefined) assert.equal(answer.reason, reason, JSON.stringify(ra));
     }
+    // The field selectors a kubelet lists its slices with.
+    const slices = await admin.list({ group: 'resource.k8s.io', version: 'v1', resource: 'resourceslices' }, { fieldSelector: 'spec.nodeName=n1,spec.driver=dra.example.com' });
+    assert.deepEqual(slices.items.map((s) => s.metadata?.name), ['slice-n1']);
     // Not a node: no opinion from Node (and nothing from RBAC).
     assert.equal((await sar('system:node:n1', ['system:authenticated'], { namespace: 'default', verb: 'get', resource: 'secrets', name: 's1' })).allowed, false);
     assert.equal((await sar('system:node:', NODE, { verb: 'list', resource: 'services' })).reason, 'unknown node for user "system:node:"');

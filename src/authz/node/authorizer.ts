@@ -91,9 +91,10 @@ export class NodeAuthorizer implements Authorizer {
       case 'resourceslices.resource.k8s.io':
         if (a.subresource) return noOpinion('cannot authorize ResourceSlice subresources');
         if (a.verb === 'create') return allow;
-        if (['get', 'update', 'patch', 'delete'].includes(a.verb)) return noOpinion(`no relationship found between node '${node}' and this object`);
+        // The existing slice must name the node (its graph edge); on create NodeRestriction checks the new object.
+        if (['get', 'update', 'patch', 'delete'].includes(a.verb)) return this.related(node, 'resourceslice', a);
         if (['watch', 'list', 'deletecollection'].includes(a.verb)) {
-          return fieldEquals(a, 'nodeName', node) ? allow : noOpinion('can only list/watch/deletecollection resourceslices with nodeName field selector');
+          return fieldEquals(a, 'spec.nodeName', node) ? allow : noOpinion('can only list/watch/deletecollection resourceslices with nodeName field selector');
         }
         return noOpinion('only the following verbs are allowed for a ResourceSlice: get, watch, list, create, update, patch, delete, deletecollection');
       case 'nodes.':

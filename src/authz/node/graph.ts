@@ -5,11 +5,11 @@ import type { KubeObject } from '../../machinery/object.js';
  * plugin/pkg/auth/authorizer/node graph, kept from the pods, persistent
  * volumes and VolumeAttachments watch caches): a pod bound to a node reaches its secrets,
  * configmaps, service account and claims; a persistent volume is reached
- * through the claim it is bound to; a VolumeAttachment reaches the node it
- * names. A node with no pod is unknown.
+ * through the claim it is bound to; a VolumeAttachment and a ResourceSlice
+ * reach the node they name. A node with no pod is unknown.
  */
 
-export type VertexType = 'pod' | 'secret' | 'configmap' | 'serviceaccount' | 'pvc' | 'pv' | 'resourceclaim' | 'volumeattachment';
+export type VertexType = 'pod' | 'secret' | 'configmap' | 'serviceaccount' | 'pvc' | 'pv' | 'resourceclaim' | 'volumeattachment' | 'resourceslice';
 
 type Key = string;
 const key = (type: VertexType, namespace: string, name: string): Key => `${type}/${namespace}/${name}`;
@@ -70,6 +70,8 @@ export class NodeGraph {
   private readonly pvClaims = new Map<string, Key>();
   /** VolumeAttachment name → the node it attaches to. */
   private readonly attachments = new Map<string, string>();
+  /** ResourceSlice name → the node it publishes resources of. */
+  private readonly slices = new Map<string, string>();
   /** node → how many pods are bound to it. */
   private readonly nodes = new Map<string, number>();
 
@@ -117,6 +119,13 @@ export class NodeGraph {
     else this.attachments.set(name, node);
   }
 
+  onResourceSlice(type: 'ADDED' | 'MODIFIED' | 'DELETED', slice: KubeObject): void {
+    const name = str(slice.metadata?.name);
+    const node = str(obj(slice.spec).nodeName);
+    if (type === 'DELETED' || !node) this.slices.delete(name);
+    else this.slices.set(name, node);
+  }
+
   hasNode(node: string): boolean {
     return this.nodes.has(node);
   }
@@ -125,6 +134,7 @@ export class NodeGraph {
   pathFrom(node: string, type: VertexType, namespace: string, name: string): string | undefined {
     // A VolumeAttachment names its node itself (kube's graph adds its node vertex).
     if (type === 'volumeattachment') return this.attachments.get(name) === node ? undefined : `node '${node}' cannot get unknown ${type} ${namespace}/${name}`;
+    if (type === 'resourceslice') return this.slices.get(name) === node ? undefined : `node '${node}' cannot get unknown ${type} ${namespace}/${name}`;
     if (!this.nodes.has(node)) return `unknown node '${node}' cannot get ${type} ${namespace}/${name}`;
     const start = type === 'pv' ? this.pvClaims.get(name) : key(type, namespace, name);
     if (type === 'pod') {
