@@ -14,6 +14,9 @@ import { MatchConditions } from './match-conditions.js';
  * Answers are cached (allowed for authorizedTTL, the rest for
  * unauthorizedTTL); a failed call is the failure policy's decision, with
  * the error (so the request is a 500 unless a later authorizer allows).
+ * Transient failures (a reset connection, a 429, 500 or 504 answer, or one
+ * with Retry-After) are retried as kube's DefaultShouldRetry does, with its
+ * default webhook backoff (500 ms, factor 1.5, jitter 0.2, 5 attempts).
  * matchConditions (match-conditions.ts) are evaluated first: a request
  * that does not match gets no opinion without a call.
  */
@@ -27,7 +30,21 @@ export interface WebhookOptions {
   failurePolicy: 'NoOpinion' | 'Deny';
   /** CEL expressions over the v1 SubjectAccessReviewSpec, already validated (--authorization-config only). */
   matchConditions?: string[];
+  /** kube's DefaultAuthWebhookRetryBackoff unless given (tests shorten it). */
+  retryBackoff?: RetryBackoff;
 }
+
+export interface RetryBackoff {
+  initialMs: number;
+  factor: number;
+  jitter: number;
+  steps: number;
+}
+
+const DEFAULT_RETRY_BACKOFF: RetryBackoff = { initialMs: 500, factor: 1.5, jitter: 0.2, steps: 5 };
+
+/** A failed call kube's webhook client would try again. */
+class TransientWebhookError extends Error {}
 
 interface Endpoint {
   url: URL;
@@ -103,7 +120,7 @@ export class WebhookAuthorizer implements Authorizer {
     if (cached && cached.expires > Date.now()) return cached.decision;
     let status: Obj;
     try {
-      status = obj(obj(await this.post({ apiVersion: `authorization.k8s.io/${this.opts.version}`, kind: 'SubjectAccessReview', spec })).status);
+      status = obj(obj(await this.postWithRetries({ apiVersion: `authorization.k8s.io/${this.opts.version}`, kind: 'SubjectAccessReview', spec })).status);
     } catch (err) {
       return { decision: this.opts.failurePolicy, reason: '', error: (err as Error).message };
     }
@@ -112,6 +129,20 @@ export class WebhookAuthorizer implements Authorizer {
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(key, { decision, expires: Date.now() + (decision.decision === 'Allow' ? this.opts.authorizedTtlMs : this.opts.unauthorizedTtlMs) });
     return decision;
+  }
+
+  private async postWithRetries(body: unknown): Promise<unknown> {
+    const backoff = this.opts.retryBackoff ?? DEFAULT_RETRY_BACKOFF;
+    let delay = backoff.initialMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.post(body);
+      } catch (err) {
+        if (!(err instanceof TransientWebhookError) || attempt >= backoff.steps) throw err;
+      }
+      await new Promise((r) => setTimeout(r, delay * (1 + Math.random() * backoff.jitter)));
+      delay *= backoff.factor;
+    }
   }
 
   private post(body: unknown): Promise<unknown> {
@@ -133,7 +164,11 @@ export class WebhookAuthorizer implements Authorizer {
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
-            if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) return reject(new Error(`the webhook answered ${res.statusCode}: ${text.slice(0, 200)}`));
+            const code = res.statusCode ?? 0;
+            if (code < 200 || code >= 300) {
+              const transient = code === 429 || code === 500 || code === 504 || res.headers['retry-after'] !== undefined;
+              return reject(new (transient ? TransientWebhookError : Error)(`the webhook answered ${code}: ${text.slice(0, 200)}`));
+            }
             try {
               resolvePost(JSON.parse(text));
             } catch {
@@ -144,7 +179,7 @@ export class WebhookAuthorizer implements Authorizer {
         },
       );
       req.on('timeout', () => req.destroy(new Error(`the webhook did not answer within ${this.opts.timeoutMs} ms`)));
-      req.on('error', reject);
+      req.on('error', (err: NodeJS.ErrnoException) => reject(err.code === 'ECONNRESET' ? new TransientWebhookError(err.message) : err));
       req.end(data);
     });
   }

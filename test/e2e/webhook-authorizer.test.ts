@@ -191,4 +191,43 @@ ${conditions.map((c) => `    - expression: ${JSON.stringify(c)}`).join('\n')}
       removeDir(dir);
     }
   });
+  it('retries a webhook that answers 500 or 429 (kube\'s DefaultShouldRetry), but not one that answers 403, and gives up after five attempts', async () => {
+    const dir = tempDir('capstan-webhook-retry-');
+    const hookPki = await ensurePki({ servingNames: [], adminUser: 'hook-client', adminGroups: [] });
+    const answers: Record<string, number[]> = { flaky: [500, 429, 200], forbidden: [403, 200], broken: [500, 500, 500, 500, 500, 200] };
+    const calls: Record<string, number> = {};
+    const hook: Server = createServer({ key: hookPki.serving.key, cert: hookPki.serving.cert }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        const user = review.spec.user as string;
+        const n = (calls[user] = (calls[user] ?? 0) + 1);
+        res.statusCode = answers[user]![n - 1] ?? 200;
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ ...review, status: { allowed: true, reason: `attempt ${n}` } }));
+      });
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    try {
+      const kubeconfig = join(dir, 'hook.kubeconfig');
+      writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${(hook.address() as AddressInfo).port}/authorize`, caPem: hookPki.servingCa!, clientCertPem: hookPki.admin!.cert, clientKeyPem: hookPki.admin!.key, user: 'apiserver' });
+      const webhook = new WebhookAuthorizer({
+        kubeconfigFile: kubeconfig, version: 'v1', authorizedTtlMs: 0, unauthorizedTtlMs: 0, timeoutMs: 5_000, failurePolicy: 'NoOpinion',
+        retryBackoff: { initialMs: 5, factor: 1.5, jitter: 0.2, steps: 5 },
+      });
+      const get = (user: string): AuthorizationAttributes => ({ user: { username: user, groups: [] }, verb: 'get', resourceRequest: true, namespace: 'ns', resource: 'pods', name: 'p' });
+      assert.deepEqual(await webhook.authorize(get('flaky')), { decision: 'Allow', reason: 'attempt 3' });
+      const forbidden = await webhook.authorize(get('forbidden'));
+      assert.equal(forbidden.decision, 'NoOpinion');
+      assert.match(forbidden.error ?? '', /403/);
+      const broken = await webhook.authorize(get('broken'));
+      assert.equal(broken.decision, 'NoOpinion');
+      assert.match(broken.error ?? '', /500/);
+      assert.deepEqual(calls, { flaky: 3, forbidden: 1, broken: 5 });
+    } finally {
+      hook.close();
+      removeDir(dir);
+    }
+  });
 });
