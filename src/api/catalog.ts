@@ -37,6 +37,21 @@ export interface EnabledGroup {
   preferred: EnabledVersion;
 }
 
+/**
+ * A group-version an extension API server serves through an APIService
+ * (kube-aggregator): in discovery, never in the registry. `resources` are the
+ * entries of the extension server's APIResourceList once fetched.
+ */
+export interface AggregatedGroupVersion {
+  group: string;
+  version: string;
+  groupPriority: number;
+  versionPriority: number;
+  resources?: readonly JsonObject[];
+  /** The last discovery fetch failed (or the APIService is unavailable): aggregated discovery marks the version Stale. */
+  stale?: boolean;
+}
+
 export interface ApiCatalogOptions {
   /** `--runtime-config` value(s) or already parsed entries. */
   runtimeConfig?: string | readonly string[] | Readonly<Record<string, string>> | readonly RuntimeConfigEntry[];
@@ -86,6 +101,7 @@ export class ApiCatalog {
   private enabledCache: { generation: number; groups: EnabledGroup[]; byName: Map<string, EnabledGroup> } | undefined;
   private nameIndexCache: { generation: number; index: Map<string, ResourceInfo[]> } | undefined;
   private readonly customDefinitions = new Map<string, Readonly<Record<string, JsonObject>>>();
+  private readonly aggregated = new Map<string, AggregatedGroupVersion>();
 
   /** Loads the generated catalog and applies the options. */
   static load(options: ApiCatalogOptions = {}): ApiCatalog {
@@ -378,5 +394,29 @@ export class ApiCatalog {
     this.versionEnabled.delete(gvKey(groupName, version));
     if (group.versions.length === 0) this.groupsByName.delete(groupName);
     this.generation++;
+  }
+
+  // ---------------------------------------------------------------------------
+  // Group-versions of extension API servers (APIServices with a service).
+
+  /** Adds or replaces a group-version served by an extension API server. */
+  setAggregatedGroupVersion(gv: AggregatedGroupVersion): void {
+    const key = gvKey(gv.group, gv.version);
+    const before = this.aggregated.get(key);
+    this.aggregated.set(key, gv);
+    // Discovery is read again every 30 s: only a change moves the generation (and the discovery ETag).
+    if (!before || JSON.stringify(before) !== JSON.stringify(gv)) this.generation++;
+  }
+
+  removeAggregatedGroupVersion(group: string, version: string): void {
+    if (this.aggregated.delete(gvKey(group, version))) this.generation++;
+  }
+
+  aggregatedGroupVersion(group: string, version: string): AggregatedGroupVersion | undefined {
+    return this.aggregated.get(gvKey(group, version));
+  }
+
+  aggregatedGroupVersions(): readonly AggregatedGroupVersion[] {
+    return [...this.aggregated.values()];
   }
 }

@@ -10,8 +10,9 @@
  */
 import { createHash } from 'node:crypto';
 
-import type { ApiCatalog, EnabledGroup, EnabledVersion } from './catalog.js';
+import type { AggregatedGroupVersion, ApiCatalog, EnabledGroup, EnabledVersion } from './catalog.js';
 import type { ResourceInfo } from './types.js';
+import { compareKubeAwareVersions } from './versions.js';
 
 // ---------------------------------------------------------------------------
 // Document shapes (JSON field names and order as in k8s.io/apimachinery and k8s.io/api/apidiscovery).
@@ -125,24 +126,58 @@ export function apiVersions(serverAddress: string): APIVersions {
   };
 }
 
-function groupVersionsOf(group: EnabledGroup): { versions: GroupVersionForDiscovery[]; preferredVersion: GroupVersionForDiscovery } {
-  const versions = group.versions.map((v) => ({ groupVersion: v.groupVersion, version: v.version }));
-  return { versions, preferredVersion: { groupVersion: group.preferred.groupVersion, version: group.preferred.version } };
+/**
+ * A group in discovery: its local versions (the catalog's, in its order) and
+ * those of extension API servers (APIServices with a service), ordered as
+ * kube-aggregator orders APIServices: versionPriority, then kube-aware version.
+ */
+interface DiscoveryGroup {
+  name: string;
+  priority: number;
+  versions: Array<{ version: string; groupVersion: string; local?: EnabledVersion; remote?: AggregatedGroupVersion }>;
 }
 
-/** `GET /apis`: every served named group, in kube-aggregator's order. */
+function discoveryGroups(catalog: ApiCatalog): DiscoveryGroup[] {
+  const byName = new Map<string, DiscoveryGroup>();
+  for (const g of catalog.groups()) {
+    byName.set(g.name, { name: g.name, priority: g.priority, versions: g.versions.map((v) => ({ version: v.version, groupVersion: v.groupVersion, local: v })) });
+  }
+  const remote = [...catalog.aggregatedGroupVersions()].sort((a, b) => b.versionPriority - a.versionPriority || compareKubeAwareVersions(b.version, a.version));
+  for (const gv of remote) {
+    let g = byName.get(gv.group);
+    if (!g) byName.set(gv.group, (g = { name: gv.group, priority: gv.groupPriority, versions: [] }));
+    if (g.versions.some((v) => v.version === gv.version)) continue;
+    g.priority = Math.max(g.priority, gv.groupPriority);
+    g.versions.push({ version: gv.version, groupVersion: gv.group === '' ? gv.version : `${gv.group}/${gv.version}`, remote: gv });
+  }
+  return [...byName.values()].sort((a, b) => {
+    if (a.name === '') return -1;
+    if (b.name === '') return 1;
+    if (a.priority !== b.priority) return b.priority - a.priority;
+    return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  });
+}
+
+function groupVersionsOf(group: DiscoveryGroup): { versions: GroupVersionForDiscovery[]; preferredVersion: GroupVersionForDiscovery } {
+  const versions = group.versions.map((v) => ({ groupVersion: v.groupVersion, version: v.version }));
+  return { versions, preferredVersion: versions[0]! };
+}
+
+/** `GET /apis`: every served named group, local and aggregated, in kube-aggregator's order. */
 export function apiGroupList(catalog: ApiCatalog): APIGroupList {
   return {
     kind: 'APIGroupList',
     apiVersion: 'v1',
-    groups: catalog.apiGroups().map((g) => ({ name: g.name, ...groupVersionsOf(g) })),
+    groups: discoveryGroups(catalog)
+      .filter((g) => g.name !== '')
+      .map((g) => ({ name: g.name, ...groupVersionsOf(g) })),
   };
 }
 
 /** `GET /apis/<group>`; undefined when the group is not served (kube answers 404). */
 export function apiGroup(catalog: ApiCatalog, groupName: string): APIGroup | undefined {
   if (groupName === '') return undefined;
-  const g = catalog.group(groupName);
+  const g = discoveryGroups(catalog).find((d) => d.name === groupName);
   if (!g) return undefined;
   return { kind: 'APIGroup', apiVersion: 'v1', name: g.name, ...groupVersionsOf(g) };
 }
@@ -205,20 +240,51 @@ function aggregatedResource(r: ResourceInfo): APIResourceDiscovery {
   return entry;
 }
 
-function aggregatedGroup(g: EnabledGroup): APIGroupDiscovery {
-  return {
-    metadata: g.name === '' ? {} : { name: g.name },
-    versions: g.versions.map((v) => ({ version: v.version, resources: v.resources.map(aggregatedResource), freshness: 'Current' as const })),
-  };
+/** An extension server's legacy APIResourceList entries as aggregated discovery resources (kube-aggregator's conversion). */
+function aggregatedFromLegacy(entries: readonly Record<string, unknown>[]): APIResourceDiscovery[] {
+  const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+  const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  const out = new Map<string, APIResourceDiscovery>();
+  for (const e of entries) {
+    const name = str(e.name);
+    if (!name || name.includes('/')) continue;
+    const entry: APIResourceDiscovery = {
+      resource: name,
+      responseKind: { group: str(e.group), version: str(e.version), kind: str(e.kind) },
+      scope: e.namespaced === true ? 'Namespaced' : 'Cluster',
+      singularResource: str(e.singularName),
+      verbs: strings(e.verbs),
+    };
+    if (strings(e.shortNames).length > 0) entry.shortNames = strings(e.shortNames);
+    if (strings(e.categories).length > 0) entry.categories = strings(e.categories);
+    out.set(name, entry);
+  }
+  for (const e of entries) {
+    const [parent, sub] = str(e.name).split('/', 2);
+    const owner = sub ? out.get(parent!) : undefined;
+    if (!owner) continue;
+    (owner.subresources ??= []).push({ subresource: sub!, responseKind: { group: str(e.group), version: str(e.version), kind: str(e.kind) }, verbs: strings(e.verbs) });
+  }
+  return [...out.values()];
+}
+
+function aggregatedGroup(g: DiscoveryGroup): APIGroupDiscovery {
+  const versions: APIVersionDiscovery[] = [];
+  for (const v of g.versions) {
+    if (v.local) versions.push({ version: v.version, resources: v.local.resources.map(aggregatedResource), freshness: 'Current' });
+    // An extension server whose discovery was never read is left out, as kube-aggregator leaves it out until it answers.
+    else if (v.remote?.resources) versions.push({ version: v.version, resources: aggregatedFromLegacy(v.remote.resources), freshness: v.remote.stale ? 'Stale' : 'Current' });
+  }
+  return { metadata: g.name === '' ? {} : { name: g.name }, versions };
 }
 
 /**
  * The aggregated discovery document for `/api` (scope `api`: the core group
- * only) or `/apis` (every named group).
+ * only) or `/apis` (every named group, local and aggregated).
  */
 export function aggregatedDiscovery(catalog: ApiCatalog, scope: 'api' | 'apis', version: AggregatedDiscoveryVersion = 'v2'): APIGroupDiscoveryList {
-  const groups = scope === 'api' ? catalog.groups().filter((g) => g.name === '') : catalog.apiGroups();
-  return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items: groups.map(aggregatedGroup) };
+  const groups = discoveryGroups(catalog).filter((g) => (scope === 'api' ? g.name === '' : g.name !== ''));
+  return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items: groups.map(aggregatedGroup).filter((g) => g.versions.length > 0) };
 }
 
 // ---------------------------------------------------------------------------

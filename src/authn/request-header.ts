@@ -181,3 +181,16 @@ function unescapeExtraKey(encoded: string): string {
     return encoded;
   }
 }
+
+/** Token characters a header name may hold as they are (RFC 7230), '%' excepted. */
+const HEADER_KEY_CHARS = /^[A-Za-z0-9!#$&'*+\-.^_`|~]$/;
+
+/** An extra's key as a header name suffix, as client-go's headerKeyEscape writes it (what unescapeExtraKey reads). */
+export function escapeExtraKey(key: string): string {
+  let out = '';
+  for (const byte of Buffer.from(key, 'utf8')) {
+    const ch = String.fromCharCode(byte);
+    out += HEADER_KEY_CHARS.test(ch) ? ch : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}

@@ -2,13 +2,19 @@ import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { DeprecatedApiRequests } from '../api/deprecated-api-requests.js';
 import { KUBERNETES_MINOR } from './version.js';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { AdmissionChain, AdmissionPlugin } from '../admission/admission.js';
 import { buildAdmissionChain } from './admission-setup.js';
+import { AggregatedApis } from '../aggregator/aggregated-apis.js';
+import { ApiServiceAvailability } from '../aggregator/availability.js';
+import type { ProxyClientCertificate } from '../aggregator/extension-server.js';
+import { proxyToExtensionServer } from '../aggregator/proxy.js';
+import { ApiServiceRegistration } from '../aggregator/registration.js';
+import { ServiceResolver } from '../registry/service-resolver.js';
 import { ApiCatalog } from '../api/catalog.js';
 import type { ResourceInfo } from '../api/types.js';
 import { UnionAuthenticator, type Authenticator } from '../authn/authenticator.js';
@@ -145,6 +151,9 @@ export class ApiServer {
   /** The server's own requests into its handler chain (kube's loopback client), in memory. */
   private readonly loopback: LoopbackTransport;
   private shuttingDown = false;
+  /** The APIServices' routing table and discovery (kube-aggregator), on every process. */
+  private aggregatedApis: AggregatedApis | undefined;
+  private proxyClient: ProxyClientCertificate | undefined;
   private readonly connections = new ConnectionResponses();
   private uninstallLastResort: (() => void) | undefined;
   private synced = false;
@@ -251,6 +260,7 @@ export class ApiServer {
     this.controllers.push(new CrdServing(crds, this.registry, this.logger));
     this.controllers.push(this.leaderOnly('crd-naming', () => new CrdNaming(crds, this.client('kube-apiserver'), (group, plural) => this.registry.isAdded(group, plural))));
     this.controllers.push(this.leaderOnly('crd-finalizer', () => new CrdFinalizer(crds, this.client('kube-apiserver'))));
+    this.startAggregation(crds);
     this.controllers.push(...this.authz.controllers(this.registry, this.catalog, (c) => this.client(c), (name, create) => this.leaderOnly(name, create)));
     // Every server publishes its part of how clients and front proxies are trusted (kube-system/extension-apiserver-authentication).
     const requestHeader = this.tokenAuthn?.requestHeaderInfo;
@@ -286,6 +296,31 @@ export class ApiServer {
     const authnConfigMetrics = cfg.authnExtensions?.authenticationConfigFile ? this.tokenAuthn?.jwt?.metrics : undefined;
     this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, authnConfigMetrics, this.deprecatedApis), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery());
     if (this.pki.admin && cfg.adminKubeconfig !== undefined) writeKubeconfig(cfg.adminKubeconfig, this.adminKubeconfig());
+  }
+
+  /**
+   * kube-aggregator's part: the APIServices' routing table and discovery on
+   * every process; the local APIServices (autoregister, crdregistration) and
+   * every APIService's Available condition on the leader.
+   */
+  private startAggregation(crds: ResourceStore): void {
+    const cfg = this.config;
+    if (cfg.proxyClient) this.proxyClient = { cert: readFileSync(cfg.proxyClient.certFile, 'utf8'), key: readFileSync(cfg.proxyClient.keyFile, 'utf8') };
+    const apiServices = this.registry.storeFor(this.catalog.knownResource('apiregistration.k8s.io', 'v1', 'apiservices')!);
+    const services = this.registry.storeFor(this.catalog.resource('', 'v1', 'services')!);
+    const endpointSlices = this.registry.storeFor(this.catalog.knownResource('discovery.k8s.io', 'v1', 'endpointslices')!);
+    const proxyClient = this.proxyClient;
+    this.aggregatedApis = new AggregatedApis(apiServices, new ServiceResolver(services, endpointSlices), this.catalog, proxyClient, this.logger);
+    this.controllers.push(this.aggregatedApis);
+    this.controllers.push(this.leaderOnly('apiservice-registration', () => new ApiServiceRegistration(apiServices, crds, this.catalog, (group, resource) => this.registry.isAdded(group, resource), this.client('kube-apiserver'))));
+    this.controllers.push(
+      this.leaderOnly('apiservice-availability', () => {
+        const changed = { to: (_namespace: string, _name: string): void => undefined };
+        const availability = new ApiServiceAvailability(apiServices, new ServiceResolver(services, endpointSlices, (ns, name) => changed.to(ns, name)), this.client('kube-apiserver'), proxyClient);
+        changed.to = (ns, name) => availability.serviceChanged(ns, name);
+        return availability;
+      }),
+    );
   }
 
   /**
@@ -503,6 +538,9 @@ export class ApiServer {
         authorization(this.authorizer),
       ],
       (ctx) => {
+        // A group-version an extension API server serves goes there (kube-aggregator's proxy), after authn and authz.
+        const remote = this.aggregatedApis?.routeForPath(ctx.url.pathname);
+        if (remote) return proxyToExtensionServer(ctx, remote, this.aggregatedApis!.resolver, this.proxyClient);
         const info = ctx.info;
         if (!info.isResourceRequest) return this.routes.serve(ctx);
         return serveResource(ctx, info, {

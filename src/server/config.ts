@@ -11,6 +11,8 @@ export interface ServerConfig {
   /** Generated certificates are kept here and reused (default <dataDir>/pki); without it they live in memory. */
   certDir?: string;
   tlsCertFile?: string;
+  /** --proxy-client-cert-file / --proxy-client-key-file: the client certificate shown to extension API servers (API aggregation). */
+  proxyClient?: { certFile: string; keyFile: string };
   tlsPrivateKeyFile?: string;
   clientCaFile?: string;
   storageBackend: 'sqlite' | 'memory' | 'etcd3';

@@ -17,6 +17,9 @@ export const FLAG_SPECS: FlagSpec[] = [
   { name: 'cert-dir', type: 'string', default: '', help: 'The directory where the TLS certs are located (default <data-dir>/pki). Ignored if --tls-cert-file and --tls-private-key-file are provided.' },
   { name: 'tls-cert-file', type: 'string', default: '', help: 'File containing the default x509 Certificate for HTTPS (CA cert, if any, concatenated after server cert).' },
   { name: 'tls-private-key-file', type: 'string', default: '', help: 'File containing the default x509 private key matching --tls-cert-file.' },
+  { name: 'proxy-client-cert-file', type: 'string', default: '', help: 'Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request. This includes proxying requests to a user api-server and calling out to webhook admission plugins. It is expected that this cert includes a signature from the CA in the --requestheader-client-ca-file flag. That CA is published in the \'extension-apiserver-authentication\' configmap in the kube-system namespace. Components receiving calls from kube-aggregator should use that CA to perform their half of the mutual TLS verification.' },
+  { name: 'proxy-client-key-file', type: 'string', default: '', help: 'Private key for the client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request. This includes proxying requests to a user api-server and calling out to webhook admission plugins.' },
+  { name: 'enable-aggregator-routing', type: 'bool', default: 'false', help: 'Turns on aggregator routing requests to endpoints IP rather than cluster IP. (Capstan has no service proxy: it always routes to endpoints.)' },
   { name: 'client-ca-file', type: 'string', default: '', help: 'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate (default: the generated CA).' },
   { name: 'storage-backend', type: 'string', default: 'sqlite', help: "The storage backend for persistence. Options: 'sqlite' (embedded, one process), 'etcd3' (several processes on one etcd cluster), 'memory'." },
   { name: 'etcd-servers', type: 'stringList', default: '', help: 'List of etcd servers to connect with (scheme://ip:port), comma separated.' },
@@ -165,6 +168,10 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
   if (str(p, 'tls-cert-file')) config.tlsCertFile = resolve(cwd, str(p, 'tls-cert-file'));
   if (str(p, 'tls-private-key-file')) config.tlsPrivateKeyFile = resolve(cwd, str(p, 'tls-private-key-file'));
   if (str(p, 'client-ca-file')) config.clientCaFile = resolve(cwd, str(p, 'client-ca-file'));
+  const proxyCert = str(p, 'proxy-client-cert-file');
+  const proxyKey = str(p, 'proxy-client-key-file');
+  // As kube: the pair is used only when both are given.
+  if (proxyCert !== '' && proxyKey !== '') config.proxyClient = { certFile: resolve(cwd, proxyCert), keyFile: resolve(cwd, proxyKey) };
   if (str(p, 'etcd-cafile')) config.etcdCaFile = resolve(cwd, str(p, 'etcd-cafile'));
   if (str(p, 'etcd-certfile')) config.etcdCertFile = resolve(cwd, str(p, 'etcd-certfile'));
   if (str(p, 'etcd-keyfile')) config.etcdKeyFile = resolve(cwd, str(p, 'etcd-keyfile'));

@@ -19,7 +19,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['registry'],
   ['authn', 'authz'],
   ['admission'],
-  ['handlers', 'controllers', 'observability'],
+  ['handlers', 'controllers', 'observability', 'aggregator'],
   ['server'],
   ['cli'],
 ];

@@ -1,0 +1,108 @@
+import { request, type RequestOptions } from 'node:https';
+import type { OutgoingHttpHeaders } from 'node:http';
+import { escapeExtraKey } from '../authn/request-header.js';
+import type { UserInfo } from '../machinery/context.js';
+import type { KubeObject } from '../machinery/object.js';
+import type { ResolvedEndpoint } from '../registry/service-resolver.js';
+
+/**
+ * How Capstan reaches an extension API server behind an APIService (kube's
+ * remote.BuildTransportConfig): TLS to the service's endpoint, verified
+ * against the APIService's caBundle as `<service>.<namespace>.svc` (or not
+ * at all with insecureSkipTLSVerify), presenting the front proxy's client
+ * certificate, and the caller's identity in kube's X-Remote-* headers.
+ */
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** An APIService that names a service (a remote one). */
+export interface RemoteApiService {
+  name: string;
+  group: string;
+  version: string;
+  groupPriority: number;
+  versionPriority: number;
+  service: { namespace: string; name: string; port: number };
+  caBundle?: string;
+  insecureSkipTLSVerify: boolean;
+  available: boolean;
+}
+
+/** The front proxy's client certificate (--proxy-client-cert-file / --proxy-client-key-file). */
+export interface ProxyClientCertificate {
+  cert: string;
+  key: string;
+}
+
+/** The remote APIService an object describes, or undefined for a local one (no service). */
+export function remoteApiService(apiService: KubeObject): RemoteApiService | undefined {
+  const spec = obj(apiService.spec);
+  const service = spec.service === undefined || spec.service === null ? undefined : obj(spec.service);
+  if (!service) return undefined;
+  const available = (Array.isArray(obj(apiService.status).conditions) ? (obj(apiService.status).conditions as unknown[]) : []).map(obj).some((c) => c.type === 'Available' && c.status === 'True');
+  const caBundle = str(spec.caBundle);
+  return {
+    name: str(apiService.metadata?.name),
+    group: str(spec.group),
+    version: str(spec.version),
+    groupPriority: typeof spec.groupPriorityMinimum === 'number' ? spec.groupPriorityMinimum : 0,
+    versionPriority: typeof spec.versionPriority === 'number' ? spec.versionPriority : 0,
+    service: { namespace: str(service.namespace), name: str(service.name), port: typeof service.port === 'number' ? service.port : 443 },
+    ...(caBundle ? { caBundle: Buffer.from(caBundle, 'base64').toString('utf8') } : {}),
+    insecureSkipTLSVerify: spec.insecureSkipTLSVerify === true,
+    available,
+  };
+}
+
+/** Connection options for a request to the extension server at `endpoint`. */
+export function tlsOptions(api: RemoteApiService, endpoint: ResolvedEndpoint, client: ProxyClientCertificate | undefined, verify = true): RequestOptions {
+  return {
+    host: endpoint.host,
+    port: endpoint.port,
+    servername: `${api.service.name}.${api.service.namespace}.svc`,
+    rejectUnauthorized: verify && !api.insecureSkipTLSVerify,
+    ...(api.caBundle ? { ca: api.caBundle } : {}),
+    ...(client ? { cert: client.cert, key: client.key } : {}),
+    // Connections are not pooled across requests: each APIService's TLS settings differ and may change.
+    agent: false,
+  };
+}
+
+/** client-go's SetAuthProxyHeaders: the caller's identity, replacing any X-Remote-* the request carried. */
+export function setAuthProxyHeaders(headers: OutgoingHttpHeaders, user: UserInfo): void {
+  for (const name of Object.keys(headers)) {
+    const lower = name.toLowerCase();
+    if (lower === 'x-remote-user' || lower === 'x-remote-uid' || lower === 'x-remote-group' || lower.startsWith('x-remote-extra-')) delete headers[name];
+  }
+  headers['X-Remote-User'] = user.username;
+  if (user.uid) headers['X-Remote-Uid'] = user.uid;
+  if (user.groups.length > 0) headers['X-Remote-Group'] = [...user.groups];
+  for (const [key, values] of Object.entries(user.extra ?? {})) {
+    if (values.length > 0) headers[`X-Remote-Extra-${escapeExtraKey(key)}`] = [...values];
+  }
+}
+
+/** A GET to the extension server answered in full (discovery checks and documents). */
+export function getFromExtensionServer(options: RequestOptions, path: string, user: UserInfo, timeoutMs: number): Promise<{ status: number; body: Buffer }> {
+  const headers: OutgoingHttpHeaders = { Accept: 'application/json' };
+  setAuthProxyHeaders(headers, user);
+  return new Promise((resolve, reject) => {
+    const req = request({ ...options, method: 'GET', path, headers, timeout: timeoutMs }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        // A discovery document is small; an extension server cannot make us hold more.
+        if (size > 16 * 1024 * 1024) req.destroy(new Error('response too large'));
+        else chunks.push(c);
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`context deadline exceeded (Client.Timeout exceeded while awaiting headers)`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
