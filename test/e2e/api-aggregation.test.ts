@@ -39,6 +39,10 @@ async function startExtensionServer(pki: ServerPki, frontProxyCa: string, seen: 
       res.end(JSON.stringify({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${GROUP}/v1alpha1`, resources: [{ name: 'flunders', singularName: 'flunder', namespaced: true, kind: 'Flunder', verbs: ['get', 'list'], shortNames: ['fl'] }, { name: 'flunders/status', singularName: '', namespaced: true, kind: 'Flunder', verbs: ['get'] }] }));
     } else if (path === `/apis/${GROUP}/v1alpha1/namespaces/default/flunders`) {
       res.end(JSON.stringify({ kind: 'FlunderList', apiVersion: `${GROUP}/v1alpha1`, metadata: { resourceVersion: '1' }, items: [FLUNDER] }));
+    } else if (path === `/apis/${GROUP}/v1alpha1/flunders` && (req.url ?? '').includes('watch=true')) {
+      // A watch: one event now, one later, then the stream ends.
+      res.write(JSON.stringify({ type: 'ADDED', object: FLUNDER }) + '\n');
+      setTimeout(() => res.end(JSON.stringify({ type: 'MODIFIED', object: { ...FLUNDER, spec: { reference: 'y' } } }) + '\n'), 300);
     } else if (path === `/apis/${GROUP}/v1alpha1/namespaces/default/flunders/f1`) {
       res.end(JSON.stringify(FLUNDER));
     } else {
@@ -181,6 +185,16 @@ describe('API aggregation', { skip }, () => {
     assert.equal(through.text, 'service unavailable\n');
     const table = await kubectl(server, ['get', 'apiservice', 'v1.dead.example.com']);
     assert.match(table.stdout, /v1\.dead\.example\.com\s+wardle-system\/dead\s+False \(FailedDiscoveryCheck\)/);
+    // Once the APIService is gone, so is the route: the path is this server's again (and unknown here).
+    assert.equal((await http(server, 'DELETE', `${APISERVICES}/v1.dead.example.com`)).status, 200);
+    await eventually(async () => (await http(server, 'GET', '/apis/dead.example.com/v1/things')).status === 404);
+  });
+
+  it('streams a watch from the extension server', async () => {
+    const watch = await kubectl(server, ['get', '--raw', `/apis/${GROUP}/v1alpha1/flunders?watch=true`]);
+    assert.equal(watch.code, 0, watch.stderr);
+    const events = watch.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; object: { spec: { reference: string } } });
+    assert.deepEqual(events.map((e) => [e.type, e.object.spec.reference]), [['ADDED', 'x'], ['MODIFIED', 'y']]);
   });
 
   it('registers an APIService for each served CRD version while the CRD serves it', async () => {
