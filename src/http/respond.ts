@@ -136,7 +136,9 @@ function isStoreUnavailable(err: unknown): err is StoreError {
 export function writeError(ctx: RequestContext, err: unknown): void {
   const expected = err instanceof ApiError || isStoreUnavailable(err);
   const apiErr = err instanceof ApiError ? err : isStoreUnavailable(err) ? serviceUnavailable(`storage is unavailable: ${err.message}`) : internalError(err);
-  if (!expected) {
+  // A client that went away while sending its body is not this server's error (a controller's write cut by stop(), mostly).
+  const clientGone = (err as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET' && ctx.req.destroyed;
+  if (!expected && !clientGone) {
     ctx.logger.error(`${ctx.method} ${ctx.url.pathname}: ${(err as Error)?.stack ?? String(err)}`);
   }
   if (ctx.res.headersSent) {

@@ -63,7 +63,7 @@ import '../registry/conversions/index.js';
 import { RequestContext } from '../machinery/context.js';
 import { isApiError } from '../machinery/errors.js';
 import { stderrLogger, type Logger } from '../machinery/logger.js';
-import { writeKubeconfig } from './kubeconfig.js';
+import { writeKubeconfig, type KubeconfigSpec } from './kubeconfig.js';
 import { NonResourceRoutes } from './non-resource.js';
 import { issuerDiscovery, type IssuerDiscovery } from '../authn/service-account-discovery.js';
 import { ensurePki, type ServerPki } from './pki.js';
@@ -80,6 +80,19 @@ import { impersonation } from './filters/impersonation.js';
 import { LoopbackTransport } from './loopback.js';
 import { defaultConfig } from './options.js';
 
+/** One answered request, as ApiServerOptions.onRequest hears of it. */
+export interface RequestRecord {
+  /** kube's request verb (get, list, watch, create, update, patch, delete, deletecollection), or the HTTP method's for non-resource paths. */
+  verb: string;
+  method: string;
+  path: string;
+  /** The query string with its `?`, or ''. */
+  query: string;
+  /** The user the request ran as ('' when authentication failed). */
+  user: string;
+  status: number;
+}
+
 /**
  * What an embedder may hand the server; everything has a default, so
  * `new ApiServer()` is a working server on a free port with a memory store
@@ -94,6 +107,10 @@ export interface ApiServerOptions {
   pki?: ServerPki;
   /** Authenticators, asked in order; default: client certificates. Anonymous requests are system:anonymous unless `anonymousAuth` is false. */
   authenticators?: Authenticator[];
+  /** Authenticators asked before `authenticators` (or the defaults), keeping those (capstan/testing's users). */
+  extraAuthenticators?: Authenticator[];
+  /** Hears of every request once answered (capstan/testing records them for assertions). */
+  onRequest?: (record: RequestRecord) => void;
   anonymousAuth?: boolean;
   /** Authorizers, asked in order (the first Allow or Deny decides); default: `config.authorizationModes`, else the interim authorizer. */
   authorizers?: Authorizer[];
@@ -350,7 +367,7 @@ export class ApiServer {
   }
 
   /** What the admin kubeconfig holds: this server's URL, CA and admin client certificate (when the server has one). */
-  adminKubeconfig(): Parameters<typeof writeKubeconfig>[1] {
+  adminKubeconfig(): KubeconfigSpec & { clientCertPem: string; clientKeyPem: string } {
     if (!this.pki.admin) throw new Error('this server has no admin credentials (the client CA is not its own)');
     return {
       server: this.url.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]'),
@@ -523,6 +540,7 @@ export class ApiServer {
     const authenticator = new UnionAuthenticator([
       this.loopbackAuthenticator,
       ...requestHeader,
+      ...(this.options.extraAuthenticators ?? []),
       ...(this.options.authenticators ?? [new ClientCertAuthenticator(), new BearerTokenAuthenticator(this.tokens, apiAudiences)]),
     ]);
     const anonymousFlag = this.options.anonymousAuth ?? this.config.anonymousAuth;
@@ -582,6 +600,7 @@ export class ApiServer {
       }
     }
     if (this.logger.v(3)) this.logger.info(requestLogLine(ctx));
+    this.options.onRequest?.({ verb: ctx.info.verb, method: ctx.method, path: ctx.url.pathname, query: ctx.url.search, user: ctx.user?.username ?? '', status: ctx.res.statusCode });
   }
 
   /** Graceful stop: readyz fails for --shutdown-delay-duration, watches end, in-flight requests finish. */

@@ -21,7 +21,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['admission'],
   ['handlers', 'controllers', 'observability', 'aggregator'],
   ['server'],
-  ['cli'],
+  ['cli', 'testing'],
 ];
 
 const SRC = join(packageRootDir(), 'src');
