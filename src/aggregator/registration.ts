@@ -33,6 +33,54 @@ export function apiServiceName(group: string, version: string): string {
   return `${version}.${group}`;
 }
 
+/** The local APIService of every built-in group-version the catalog serves now (resources added at run time are CRDs'). */
+function builtinApiServices(catalog: ApiCatalog, isAdded: (group: string, resource: string) => boolean): Map<string, Wanted> {
+  const out = new Map<string, Wanted>();
+  for (const g of catalog.groups()) {
+    for (const v of g.versions) {
+      if (v.resources.every((r) => isAdded(g.name, r.name))) continue;
+      out.set(apiServiceName(g.name, v.version), { group: g.name, version: v.version, groupPriorityMinimum: g.priority, versionPriority: builtinVersionPriority(g.name, v.version), manage: ON_START });
+    }
+  }
+  return out;
+}
+
+/**
+ * kube's `autoregister-completion` readyz check, on every process: ready once
+ * every built-in group-version's APIService has been seen Available.
+ */
+export class AutoregisterCompletion {
+  readonly name = 'autoregister-completion';
+  private readonly pending: Set<string>;
+  private readonly informer: Informer;
+  private resolveDone!: () => void;
+  /** Resolves once every built-in APIService has been seen Available. */
+  readonly done = new Promise<void>((resolve) => (this.resolveDone = resolve));
+
+  constructor(apiServiceStore: ResourceStore, catalog: ApiCatalog, isAdded: (group: string, resource: string) => boolean) {
+    this.pending = new Set(builtinApiServices(catalog, isAdded).keys());
+    this.informer = new Informer(apiServiceStore, (type, apiService) => {
+      const conditions = ((apiService.status ?? {}) as { conditions?: Array<{ type?: string; status?: string }> }).conditions ?? [];
+      if (type !== 'DELETED' && conditions.some((c) => c.type === 'Available' && c.status === 'True')) this.pending.delete(apiService.metadata?.name ?? '');
+      if (this.pending.size === 0) this.resolveDone();
+    });
+    if (this.pending.size === 0) this.resolveDone();
+  }
+
+  async start(): Promise<void> {
+    await this.informer.start();
+  }
+
+  stop(): void {
+    this.informer.stop();
+  }
+
+  /** Throws kube's message while some are missing. */
+  check(): void {
+    if (this.pending.size > 0) throw new Error(`missing APIService: [${[...this.pending].sort().join(' ')}]`);
+  }
+}
+
 export class ApiServiceRegistration {
   readonly name = 'apiservice-registration';
   private readonly apiServices: Informer;
@@ -61,12 +109,7 @@ export class ApiServiceRegistration {
   }
 
   async start(): Promise<void> {
-    for (const g of this.catalog.groups()) {
-      for (const v of g.versions) {
-        if (v.resources.every((r) => this.isAdded(g.name, r.name))) continue;
-        this.builtin.set(apiServiceName(g.name, v.version), { group: g.name, version: v.version, groupPriorityMinimum: g.priority, versionPriority: builtinVersionPriority(g.name, v.version), manage: ON_START });
-      }
-    }
+    for (const [name, wanted] of builtinApiServices(this.catalog, this.isAdded)) this.builtin.set(name, wanted);
     // The CRDs first: the first sync must not delete the APIService of a CRD it has not seen yet.
     await this.crds.start();
     await this.apiServices.start();

@@ -13,7 +13,7 @@ import { AggregatedApis } from '../aggregator/aggregated-apis.js';
 import { ApiServiceAvailability } from '../aggregator/availability.js';
 import type { ProxyClientCertificate } from '../aggregator/extension-server.js';
 import { proxyToExtensionServer } from '../aggregator/proxy.js';
-import { ApiServiceRegistration } from '../aggregator/registration.js';
+import { ApiServiceRegistration, AutoregisterCompletion } from '../aggregator/registration.js';
 import { ServiceResolver } from '../registry/service-resolver.js';
 import { ApiCatalog } from '../api/catalog.js';
 import type { ResourceInfo } from '../api/types.js';
@@ -176,6 +176,8 @@ export class ApiServer {
   private synced = false;
   /** Resolves once every controller's informers have their initial state. */
   controllersSynced: Promise<void> = Promise.resolve();
+  /** Resolves once every built-in group-version's APIService exists and is Available (kube's autoregister-completion; the leader writes them). */
+  autoregistered: Promise<void> = Promise.resolve();
   private readonly startedAt = Date.now();
   /** https://host:port once listening. */
   url = '';
@@ -329,6 +331,10 @@ export class ApiServer {
     const proxyClient = this.proxyClient;
     this.aggregatedApis = new AggregatedApis(apiServices, new ServiceResolver(services, endpointSlices), this.catalog, proxyClient, this.logger);
     this.controllers.push(this.aggregatedApis);
+    const completion = new AutoregisterCompletion(apiServices, this.catalog, (group, resource) => this.registry.isAdded(group, resource));
+    this.controllers.push(completion);
+    this.health.add({ name: completion.name, endpoints: ['readyz', 'healthz'], check: () => completion.check() });
+    this.autoregistered = completion.done;
     this.controllers.push(this.leaderOnly('apiservice-registration', () => new ApiServiceRegistration(apiServices, crds, this.catalog, (group, resource) => this.registry.isAdded(group, resource), this.client('kube-apiserver'))));
     this.controllers.push(
       this.leaderOnly('apiservice-availability', () => {

@@ -112,6 +112,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     });
     await server.start();
     await server.controllersSynced;
+    // The local APIServices are the system's too: reset() must keep them.
+    await server.autoregistered;
     const client = server.client(FIELD_MANAGER);
     const admin = server.adminKubeconfig();
     const kubeconfig = renderKubeconfig({ ...admin, contextName: 'capstan-testing' });
