@@ -4,10 +4,10 @@ import { CertificateApproval } from './certificates/certificate-approval.js';
 import { CertificateSigning } from './certificates/certificate-signing.js';
 import { CertificateSubjectRestriction } from './certificates/certificate-subject-restriction.js';
 import { ClusterTrustBundleAttest } from './certificates/cluster-trust-bundle-attest.js';
-import { DefaultIngressClass } from './default-ingress-class.js';
+import { defaultIngressClass } from './default-ingress-class.js';
 import { OwnerReferencesPermissionEnforcement } from './owner-references-permission.js';
 import { ResourceLister } from './resource-lister.js';
-import { DefaultStorageClass } from './storage/default-storage-class.js';
+import { defaultStorageClass } from './storage/default-storage-class.js';
 import { PersistentVolumeClaimResize } from './storage/pvc-resize.js';
 import { StorageObjectInUseProtection } from './storage/storage-object-in-use-protection.js';
 
@@ -93,7 +93,7 @@ export const ADMISSION_PLUGIN_FACTORIES: ReadonlyMap<string, AdmissionPluginFact
   }],
   ['DefaultStorageClass', (ctx) => {
     const classes = new ResourceLister(ctx, 'storage.k8s.io', 'v1', 'storageclasses');
-    return new DefaultStorageClass(() => classes.list(), () => classes.start());
+    return defaultStorageClass(() => classes.list(), () => classes.start());
   }],
   ['StorageObjectInUseProtection', () => new StorageObjectInUseProtection()],
   ['OwnerReferencesPermissionEnforcement', (ctx) => new OwnerReferencesPermissionEnforcement(ctx.authorizer, ctx.catalog)],
@@ -107,6 +107,6 @@ export const ADMISSION_PLUGIN_FACTORIES: ReadonlyMap<string, AdmissionPluginFact
   ['CertificateSubjectRestriction', () => new CertificateSubjectRestriction()],
   ['DefaultIngressClass', (ctx) => {
     const classes = new ResourceLister(ctx, 'networking.k8s.io', 'v1', 'ingressclasses');
-    return new DefaultIngressClass(() => classes.list(), () => classes.start());
+    return defaultIngressClass(() => classes.list(), () => classes.start());
   }],
 ]);

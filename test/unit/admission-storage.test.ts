@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import type { AdmissionAttributes, AdmissionOperation } from '../../src/admission/admission.js';
-import { DefaultIngressClass } from '../../src/admission/default-ingress-class.js';
-import { DefaultStorageClass } from '../../src/admission/storage/default-storage-class.js';
+import { defaultIngressClass } from '../../src/admission/default-ingress-class.js';
+import { defaultStorageClass } from '../../src/admission/storage/default-storage-class.js';
 import { PersistentVolumeClaimResize } from '../../src/admission/storage/pvc-resize.js';
 import { StorageObjectInUseProtection } from '../../src/admission/storage/storage-object-in-use-protection.js';
 import { ApiCatalog } from '../../src/api/catalog.js';
@@ -80,7 +80,7 @@ describe('DefaultStorageClass', () => {
   ];
   for (const c of cases) {
     it(c.name, async () => {
-      const plugin = new DefaultStorageClass(() => c.classes);
+      const plugin = defaultStorageClass(() => c.classes);
       const a = attrs('CREATE', '', 'persistentvolumeclaims', c.claim);
       await plugin.admit(a);
       assert.equal((a.object?.spec as { storageClassName?: string }).storageClassName, c.expect);
@@ -88,7 +88,7 @@ describe('DefaultStorageClass', () => {
   }
 
   it('acts on creates of claims only', async () => {
-    const plugin = new DefaultStorageClass(() => [storageClass('std', { default: 'ga' })]);
+    const plugin = defaultStorageClass(() => [storageClass('std', { default: 'ga' })]);
     assert.equal(plugin.handles('CREATE'), true);
     assert.equal(plugin.handles('UPDATE'), false);
     const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {} };
@@ -197,7 +197,7 @@ describe('DefaultIngressClass', () => {
   ];
   for (const c of cases) {
     it(c.name, async () => {
-      const plugin = new DefaultIngressClass(() => c.classes);
+      const plugin = defaultIngressClass(() => c.classes);
       const a = attrs('CREATE', 'networking.k8s.io', 'ingresses', c.ingress);
       await plugin.admit(a);
       assert.equal((a.object?.spec as { ingressClassName?: string }).ingressClassName, c.expect);

@@ -1,6 +1,5 @@
 import type { KubeObject } from '../../machinery/object.js';
-import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from '../admission.js';
-import { newestDefaultClass } from '../default-class.js';
+import { DefaultClassPlugin } from '../default-class.js';
 import { claimHasClass, isDefaultStorageClass } from './storage-class.js';
 
 /**
@@ -10,29 +9,11 @@ import { claimHasClass, isDefaultStorageClass } from './storage-class.js';
  * StorageClass; with several marked default, the newest (kube 1.36); with
  * none, the claim is left alone.
  */
-export class DefaultStorageClass implements AdmissionPlugin {
-  readonly name = 'DefaultStorageClass';
-
-  constructor(
-    private readonly storageClasses: () => readonly KubeObject[],
-    private readonly startLister: () => Promise<void> = async () => {},
-  ) {}
-
-  handles(operation: AdmissionOperation): boolean {
-    return operation === 'CREATE';
-  }
-
-  start(): Promise<void> {
-    return this.startLister();
-  }
-
-  async admit(attrs: AdmissionAttributes): Promise<void> {
-    if (attrs.resource.group !== '' || attrs.resource.name !== 'persistentvolumeclaims' || attrs.subresource) return;
-    const pvc = attrs.object;
-    if (!pvc || claimHasClass(pvc)) return;
-    const def = newestDefaultClass(this.storageClasses(), isDefaultStorageClass);
-    if (!def) return;
-    const spec = pvc.spec && typeof pvc.spec === 'object' && !Array.isArray(pvc.spec) ? (pvc.spec as Record<string, unknown>) : {};
-    pvc.spec = { ...spec, storageClassName: def.metadata?.name };
-  }
+export function defaultStorageClass(storageClasses: () => readonly KubeObject[], startLister?: () => Promise<void>): DefaultClassPlugin {
+  return new DefaultClassPlugin(
+    'DefaultStorageClass',
+    { group: '', resource: 'persistentvolumeclaims', hasClass: claimHasClass, isDefault: isDefaultStorageClass, specField: 'storageClassName' },
+    storageClasses,
+    startLister,
+  );
 }

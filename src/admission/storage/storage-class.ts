@@ -1,4 +1,5 @@
 import type { KubeObject } from '../../machinery/object.js';
+import { specOf } from '../default-class.js';
 
 /** kube's storage class annotations (pkg/apis/storage/util, pkg/apis/core). */
 export const IS_DEFAULT_STORAGE_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-class';
@@ -11,16 +12,11 @@ export function isDefaultStorageClass(sc: KubeObject): boolean {
   return a[IS_DEFAULT_STORAGE_CLASS_ANNOTATION] === 'true' || a[BETA_IS_DEFAULT_STORAGE_CLASS_ANNOTATION] === 'true';
 }
 
-function spec(pvc: KubeObject): Record<string, unknown> {
-  const s = pvc.spec;
-  return s && typeof s === 'object' && !Array.isArray(s) ? (s as Record<string, unknown>) : {};
-}
-
 /** helper.PersistentVolumeClaimHasClass: the beta annotation (whatever its value) or spec.storageClassName set, even to "". */
 export function claimHasClass(pvc: KubeObject): boolean {
   const annotations = pvc.metadata?.annotations ?? {};
   if (Object.hasOwn(annotations, BETA_STORAGE_CLASS_ANNOTATION)) return true;
-  const name = spec(pvc).storageClassName;
+  const name = specOf(pvc).storageClassName;
   return name !== undefined && name !== null;
 }
 
@@ -28,6 +24,6 @@ export function claimHasClass(pvc: KubeObject): boolean {
 export function claimClass(pvc: KubeObject): string {
   const annotations = pvc.metadata?.annotations ?? {};
   if (Object.hasOwn(annotations, BETA_STORAGE_CLASS_ANNOTATION)) return String(annotations[BETA_STORAGE_CLASS_ANNOTATION]);
-  const name = spec(pvc).storageClassName;
+  const name = specOf(pvc).storageClassName;
   return typeof name === 'string' ? name : '';
 }
