@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import { ApiServer } from '../../src/server/apiserver.js';
 import { enabledAdmissionPlugins } from '../../src/server/admission-setup.js';
-import { writeKubeconfig } from '../../src/server/kubeconfig.js';
-import { issueClientCert } from '../../src/server/pki.js';
 import { eventually, http, kubectl, kubectlMissing, removeDir, startServer, tempDir, type TestServer } from '../helpers/server.js';
+import { userKubeconfig } from '../helpers/users.js';
 
 /**
  * kube's storage, networking, certificate and ownership admission plugins
@@ -66,10 +63,7 @@ describe('built-in admission plugins through kubectl', { skip }, () => {
   before(async () => {
     server = await startServer({ strictRbac: true });
     dir = tempDir('capstan-adm-misc-');
-    const ca = { cert: readFileSync(join(server.dataDir, 'pki', 'ca.crt'), 'utf8'), key: readFileSync(join(server.dataDir, 'pki', 'ca.key'), 'utf8') };
-    const pair = await issueClientCert(ca, 'jane', ['approvers']);
-    jane = { kubeconfig: join(dir, 'jane.kubeconfig') };
-    writeKubeconfig(jane.kubeconfig, { server: server.url.replace('0.0.0.0', '127.0.0.1'), caPem: ca.cert, clientCertPem: pair.cert, clientKeyPem: pair.key, user: 'jane' });
+    jane = await userKubeconfig(server, dir, 'jane', ['approvers']);
   });
 
   after(async () => {
