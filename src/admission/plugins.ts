@@ -1,5 +1,15 @@
 import type { AdmissionPluginFactory } from './plugin-context.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
+import { CertificateApproval } from './certificates/certificate-approval.js';
+import { CertificateSigning } from './certificates/certificate-signing.js';
+import { CertificateSubjectRestriction } from './certificates/certificate-subject-restriction.js';
+import { ClusterTrustBundleAttest } from './certificates/cluster-trust-bundle-attest.js';
+import { defaultIngressClass } from './default-ingress-class.js';
+import { OwnerReferencesPermissionEnforcement } from './owner-references-permission.js';
+import { ResourceLister } from './resource-lister.js';
+import { defaultStorageClass } from './storage/default-storage-class.js';
+import { PersistentVolumeClaimResize } from './storage/pvc-resize.js';
+import { StorageObjectInUseProtection } from './storage/storage-object-in-use-protection.js';
 
 /**
  * kube-apiserver 1.36's admission plugins in its fixed order
@@ -80,5 +90,23 @@ export const ADMISSION_PLUGIN_FACTORIES: ReadonlyMap<string, AdmissionPluginFact
   ['NamespaceLifecycle', (ctx) => {
     const namespaces = ctx.lookup('', 'v1', 'namespaces');
     return new NamespaceLifecycle((name) => namespaces(undefined, name));
+  }],
+  ['DefaultStorageClass', (ctx) => {
+    const classes = new ResourceLister(ctx, 'storage.k8s.io', 'v1', 'storageclasses');
+    return defaultStorageClass(() => classes.list(), () => classes.start());
+  }],
+  ['StorageObjectInUseProtection', () => new StorageObjectInUseProtection()],
+  ['OwnerReferencesPermissionEnforcement', (ctx) => new OwnerReferencesPermissionEnforcement(ctx.authorizer, ctx.catalog)],
+  ['PersistentVolumeClaimResize', (ctx) => {
+    const classes = ctx.lookup('storage.k8s.io', 'v1', 'storageclasses');
+    return new PersistentVolumeClaimResize((name) => classes(undefined, name));
+  }],
+  ['CertificateApproval', (ctx) => new CertificateApproval(ctx.authorizer)],
+  ['CertificateSigning', (ctx) => new CertificateSigning(ctx.authorizer)],
+  ['ClusterTrustBundleAttest', (ctx) => new ClusterTrustBundleAttest(ctx.authorizer)],
+  ['CertificateSubjectRestriction', () => new CertificateSubjectRestriction()],
+  ['DefaultIngressClass', (ctx) => {
+    const classes = new ResourceLister(ctx, 'networking.k8s.io', 'v1', 'ingressclasses');
+    return defaultIngressClass(() => classes.list(), () => classes.start());
   }],
 ]);

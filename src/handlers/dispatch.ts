@@ -81,13 +81,13 @@ function methodNotAllowed(): ApiError {
 /**
  * The handler of each subresource behaviour (descriptor.subresources says
  * which subresource of a resource has which); status is the main resource's
- * handlers in status mode. The rest of the catalog's subresources answer 501.
+ * handlers in status mode, a CSR's approval in approval mode. The rest of the catalog's subresources answer 501.
  */
 type SubresourceHandler = (scope: ResourceScope, deps: ResourceDeps) => Promise<void>;
 
 const podsStore = (deps: ResourceDeps): ResourceStore => deps.registry.storeFor(deps.catalog.resource('', 'v1', 'pods')!);
 
-const SUBRESOURCE_BEHAVIOURS: Record<Exclude<SubresourceKind, 'status'>, SubresourceHandler> = {
+const SUBRESOURCE_BEHAVIOURS: Record<Exclude<SubresourceKind, 'status' | 'approval'>, SubresourceHandler> = {
   finalize: (scope) => handleFinalize(scope),
   scale: (scope, deps) => handleScale(scope, deps.admission),
   eviction: (scope, deps) =>
@@ -108,7 +108,7 @@ function virtualCreate(kind: VirtualKind, scope: ResourceScope, deps: ResourceDe
 
 function subresourceHandler(descriptor: ResourceDescriptor, subresource: string): SubresourceHandler | undefined {
   const kind = descriptor.subresources.get(subresource);
-  return kind && kind !== 'status' ? SUBRESOURCE_BEHAVIOURS[kind] : undefined;
+  return kind && kind !== 'status' && kind !== 'approval' ? SUBRESOURCE_BEHAVIOURS[kind] : undefined;
 }
 
 /** The discovery verb a request needs (connect verbs are the HTTP verb). */
@@ -132,7 +132,7 @@ export async function serveResource(ctx: RequestContext, req: ResourceRequestInf
     const sub = info.subresources.find((s) => s.name === req.subresource);
     if (!sub || req.rest.length > 0 && !sub.connect) throw resourceNotFound();
     verbs = sub.verbs;
-    if (sub.name !== 'status' && !subresourceHandler(descriptor, sub.name)) {
+    if (sub.name !== 'status' && descriptor.subresources.get(sub.name) !== 'approval' && !subresourceHandler(descriptor, sub.name)) {
       if (!verbs.includes(connectVerb(req))) throw methodNotAllowed();
       throw notImplemented(`the ${info.name}/${sub.name} subresource`);
     }

@@ -17,7 +17,8 @@ function schemaOf(scope: ResourceScope): ApplySchema {
 /** Fields a write to this endpoint never owns (kube's strategies' GetResetFields). */
 function resetFields(scope: ResourceScope): FieldPaths | undefined {
   // kube's status strategies' GetResetFields: spec, and the metadata a status write keeps.
-  if (scope.subresource === 'status') return [['spec'], ...(scope.descriptor.statusStrategy.keep ?? []).map((f) => ['metadata', f])];
+  if (scope.writeMode === 'status') return [['spec'], ...(scope.descriptor.statusStrategy.keep ?? []).map((f) => ['metadata', f])];
+  if (scope.writeMode === 'approval') return [['spec'], ['status', 'certificate']];
   return scope.descriptor.strategy.hasStatusSubresource ? [['status']] : undefined;
 }
 

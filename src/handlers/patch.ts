@@ -186,7 +186,7 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
   const applied = decodeApplyPatch(body);
   // Compared with the live object's canonical quantities, "1000m" must read as the "1" it is.
   scope.canonicalize(applied);
-  const subresource = scope.subresource === 'status' ? 'status' : '';
+  const subresource = scope.writeMode;
   const options = createOptions(opts, 'PatchOptions');
   const result = await scope.store.update(
     info.namespaced ? scope.namespace : undefined,
@@ -224,7 +224,7 @@ export async function handlePatch(scope: ResourceScope, admission: AdmissionChai
   parseForce(scope, false);
   const patcher = await readPatch(scope, info.definition, opts.fieldValidation);
   const manager = updateManager(scope, opts.fieldManager);
-  const subresource = scope.subresource === 'status' ? 'status' : '';
+  const subresource = scope.writeMode;
   const options = createOptions(opts, 'PatchOptions');
   const result = await scope.store.update(
     info.namespaced ? scope.namespace : undefined,

@@ -6,7 +6,7 @@ import { supportsProtobuf } from '../codec/protobuf/index.js';
 import { apiVersionOf } from '../machinery/object.js';
 import type { ResourceDescriptor } from '../registry/descriptor.js';
 import type { KubeObject } from '../machinery/object.js';
-import type { ResourceStore, ValidateAdmission } from '../registry/resource-store.js';
+import type { ResourceStore, UpdateMode, ValidateAdmission } from '../registry/resource-store.js';
 import type { GroupKind, GroupResource } from '../machinery/errors.js';
 import type { RequestContext } from '../machinery/context.js';
 import type { ResourceRequestInfo } from '../machinery/request-info.js';
@@ -39,6 +39,12 @@ export class ResourceScope {
 
   get subresource(): string {
     return this.request.subresource;
+  }
+
+  /** How an update, patch or apply on this endpoint writes: the main resource, its status, or a CSR's approval. */
+  get writeMode(): Exclude<UpdateMode, 'internal'> {
+    const kind = this.subresource ? this.descriptor.subresources.get(this.subresource) : undefined;
+    return kind === 'status' || kind === 'approval' ? kind : '';
   }
 
   get groupResource(): GroupResource {

@@ -21,7 +21,7 @@ export async function handleUpdate(scope: ResourceScope, admission: AdmissionCha
   if (info.namespaced) meta.namespace = scope.namespace;
   scope.applyDefaults(obj);
   const manager = updateManager(scope, opts.fieldManager);
-  const subresource = scope.subresource === 'status' ? 'status' : '';
+  const subresource = scope.writeMode;
   const options = createOptions(opts, 'UpdateOptions');
   const result = await scope.store.update(
     info.namespaced ? scope.namespace : undefined,

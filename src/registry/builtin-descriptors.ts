@@ -29,6 +29,7 @@ const SUBRESOURCES: Record<string, Record<string, SubresourceKind>> = {
   'apps/deployments': { scale: 'scale' },
   'apps/replicasets': { scale: 'scale' },
   'apps/statefulsets': { scale: 'scale' },
+  'certificates.k8s.io/certificatesigningrequests': { approval: 'approval' },
 };
 
 /** Metadata a status write keeps from the stored object (kube's status strategies' PrepareForUpdate). */

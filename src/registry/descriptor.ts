@@ -76,9 +76,11 @@ export interface ScaleView {
 
 /**
  * The behaviours subresources have; handlers/ implements each once. A
- * resource names which of its subresources has which behaviour.
+ * resource names which of its subresources has which behaviour. `status`
+ * and `approval` (a CertificateSigningRequest's conditions only) are the
+ * main resource's handlers writing in that mode.
  */
-export type SubresourceKind = 'status' | 'scale' | 'eviction' | 'binding' | 'finalize' | 'token';
+export type SubresourceKind = 'status' | 'approval' | 'scale' | 'eviction' | 'binding' | 'finalize' | 'token';
 
 /** Create-only resources: the pod binding, or a review answered by authn/authz. */
 export type VirtualKind = 'binding' | ReviewKind;

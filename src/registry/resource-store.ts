@@ -12,6 +12,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from './validate-meta.js
 import { CorruptObjectError, corruptListError, decodeStoredObject } from '../storage/stored-object.js';
 import { FeatureGates } from '../machinery/feature-gates.js';
 import type { CreateOptions, StatusStrategy, StoreHooks } from './descriptor.js';
+import { approvalUpdate } from './csr-approval.js';
 
 /**
  * The generic registry of one resource (kube-apiserver's genericregistry.Store):
@@ -35,12 +36,13 @@ export interface StoredResource {
   fields: (obj: KubeObject) => Record<string, string>;
 }
 
-export type UpdateMode = '' | 'status' | 'internal';
+export type UpdateMode = '' | 'status' | 'approval' | 'internal';
 
 export interface UpdateOptions {
   dryRun?: boolean;
   /**
    * `status` writes only status; '' writes everything but status (when split);
+   * `approval` only a CertificateSigningRequest's conditions (and metadata);
    * `internal` is a trusted server-side write of the whole object.
    */
   subresource?: UpdateMode;
@@ -369,6 +371,8 @@ export class ResourceStore {
       }
       next.status = cloneObject(desired.status);
       if (desired.status === undefined) delete next.status;
+    } else if (mode === 'approval') {
+      next = approvalUpdate(desired, current);
     } else {
       next = cloneObject(desired);
       if (mode === '' && this.strategy.hasStatusSubresource) {

@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
-import { issueClientCert } from '../../src/server/pki.js';
-import { writeKubeconfig } from '../../src/server/kubeconfig.js';
 import { eventually, http, kubectl, kubectlMissing, removeDir, startServer, tempDir, type TestServer } from '../helpers/server.js';
+import { userKubeconfig } from '../helpers/users.js';
 
 /**
  * `capstan serve` with its default authorization (RBAC) driven by kubectl as
@@ -49,10 +46,7 @@ describe('kubectl as limited users under RBAC', { skip }, () => {
   before(async () => {
     server = await startServer({ backend: 'sqlite', strictRbac: true });
     dir = tempDir('capstan-rbac-kubectl-');
-    const ca = { cert: readFileSync(join(server.dataDir, 'pki', 'ca.crt'), 'utf8'), key: readFileSync(join(server.dataDir, 'pki', 'ca.key'), 'utf8') };
-    const pair = await issueClientCert(ca, 'jane', ['dev-team']);
-    jane = { kubeconfig: join(dir, 'jane.kubeconfig') };
-    writeKubeconfig(jane.kubeconfig, { server: server.url.replace('0.0.0.0', '127.0.0.1'), caPem: ca.cert, clientCertPem: pair.cert, clientKeyPem: pair.key, user: 'jane' });
+    jane = await userKubeconfig(server, dir, 'jane', ['dev-team']);
   });
 
   after(async () => {

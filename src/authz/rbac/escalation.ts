@@ -29,7 +29,7 @@ const FULL_AUTHORITY: PolicyRule[] = [
 ];
 
 /** kube's IsOnlyMutatingGCFields (also ignoring what the server itself stamps on every write). */
-function onlyGcFields(obj: KubeObject, old: KubeObject | undefined): boolean {
+export function onlyGcFields(obj: KubeObject, old: KubeObject | undefined): boolean {
   if (!old) return false;
   const strip = (o: KubeObject): KubeObject => {
     const c = cloneObject(o);
