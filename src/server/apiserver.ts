@@ -93,6 +93,8 @@ export interface ApiServerOptions {
   authorizers?: Authorizer[];
   /** Admission plugins run after the built-in ones (NamespaceLifecycle). */
   admissionPlugins?: AdmissionPlugin[];
+  /** Built-in plugins' configurations by plugin name (what --admission-control-config-file gives them), for embedders and tests. */
+  admissionConfigurations?: ReadonlyMap<string, unknown>;
   /** More controllers, started once the server listens and stopped with it. */
   controllers?: Controller[];
   logger?: Logger;
@@ -199,7 +201,7 @@ export class ApiServer {
         logger: this.logger,
         shutdown: this.shutdownController.signal,
       },
-      new Map(),
+      this.options.admissionConfigurations ?? new Map(),
       [...this.authz.admissionPlugins((resource, namespace, name) => this.getOrUndefined(resource, namespace, name)), ...(this.options.admissionPlugins ?? [])],
     );
     this.admission = admission.chain;
