@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { AlwaysAllowAuthorizer } from '../../src/authz/modes.js';
 import { ApiServer } from '../../src/server/apiserver.js';
 import { writeKubeconfig } from '../../src/server/kubeconfig.js';
-import { kubectl, kubectlMissing, removeDir, tempDir } from '../helpers/server.js';
+import { http, kubectl, kubectlMissing, removeDir, tempDir } from '../helpers/server.js';
 
 /**
  * PodSecurity as a kubectl user meets it: a restricted namespace refuses a
@@ -77,8 +77,9 @@ describe('PodSecurity with kubectl', { skip }, () => {
     assert.equal(created.stderr.trim(), 'Warning: would violate PodSecurity "baseline:v1.36": privileged (container "app" must not set securityContext.privileged=true)');
     assert.equal(created.stdout.trim(), 'pod/priv created');
 
-    assert.equal((await run(['label', 'namespace', 'locked', 'pod-security.kubernetes.io/warn=restricted'])).code, 0);
-    const deployment = await run(['create', 'deployment', 'web', '--image=nginx', '-n', 'locked']);
+    assert.equal((await run(['create', 'namespace', 'ctrl'])).code, 0);
+    assert.equal((await run(['label', 'namespace', 'ctrl', 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/warn=restricted'])).code, 0);
+    const deployment = await run(['create', 'deployment', 'web', '--image=nginx', '-n', 'ctrl']);
     assert.equal(deployment.code, 0, deployment.stderr);
     assert.equal(
       deployment.stderr.trim(),
@@ -114,5 +115,21 @@ describe('PodSecurity with kubectl', { skip }, () => {
     const other = await kubectl(admin, ['apply', '--as=someone-else', '-f', '-'], privilegedPod('other', 'locked'));
     assert.equal(other.code, 1);
     assert.match(other.stderr, /pods "other" is forbidden: violates PodSecurity "restricted:latest"/);
+  });
+
+  it('counts evaluations, exemptions and errors in /metrics', async () => {
+    const kc = server.adminKubeconfig();
+    const res = await http({ url: server.url, creds: { ca: kc.caPem ?? '', cert: kc.clientCertPem, key: kc.clientKeyPem } }, 'GET', '/metrics');
+    assert.equal(res.status, 200);
+    const lines = res.text.split('\n');
+    assert.ok(lines.includes('# HELP pod_security_evaluations_total [ALPHA] Number of policy evaluations that occurred, not counting ignored or exempt requests.'));
+    // The two privileged pods refused in "locked" (the admin's and someone-else's).
+    assert.ok(
+      lines.includes('pod_security_evaluations_total{decision="deny",mode="enforce",policy_level="restricted",policy_version="latest",request_operation="create",resource="pod",subresource=""} 2'),
+      lines.filter((l) => l.startsWith('pod_security')).join('\n'),
+    );
+    assert.ok(lines.includes('pod_security_evaluations_total{decision="deny",mode="warn",policy_level="baseline",policy_version="v1.36",request_operation="create",resource="pod",subresource=""} 1'));
+    assert.ok(lines.some((l) => /^pod_security_evaluations_total\{decision="deny",mode="warn",policy_level="restricted",policy_version="latest",request_operation="create",resource="controller",subresource=""\} [1-9]/.test(l)));
+    assert.ok(lines.includes('pod_security_exemptions_total{request_operation="create",resource="pod",subresource=""} 1'));
   });
 });

@@ -3,7 +3,7 @@ import type { AdmissionPluginContext } from '../plugin-context.js';
 import { AUDIT_ANNOTATION_PREFIX } from './api.js';
 import { loadPodSecurityConfiguration } from './configuration.js';
 import { PodSecurityEvaluator } from './evaluator.js';
-import { PodSecurityMetrics } from './metrics.js';
+import { PodSecurityMetrics, type CounterFamily } from './metrics.js';
 import { PodSecurityAdmission, hasPodSpec, type PodSecuritySources } from './pod-security-admission.js';
 
 /**
@@ -15,7 +15,15 @@ import { PodSecurityAdmission, hasPodSpec, type PodSecuritySources } from './pod
 export class PodSecurityPlugin implements AdmissionPlugin {
   readonly name = 'PodSecurity';
 
-  constructor(readonly core: PodSecurityAdmission) {}
+  constructor(
+    readonly core: PodSecurityAdmission,
+    private readonly metrics?: PodSecurityMetrics,
+  ) {}
+
+  /** pod_security_evaluations_total, pod_security_exemptions_total, pod_security_errors_total for /metrics. */
+  counters(): readonly CounterFamily[] {
+    return this.metrics?.families ?? [];
+  }
 
   handles(operation: AdmissionOperation): boolean {
     return operation === 'CREATE' || operation === 'UPDATE';
@@ -52,5 +60,5 @@ export function newPodSecurityPlugin(ctx: AdmissionPluginContext, metrics = new 
       return (await pods.list({ namespace, readAt: { kind: 'any' } })).items.map((c) => c.object);
     },
   };
-  return new PodSecurityPlugin(new PodSecurityAdmission(config, new PodSecurityEvaluator(), sources, metrics));
+  return new PodSecurityPlugin(new PodSecurityAdmission(config, new PodSecurityEvaluator(), sources, metrics), metrics);
 }
