@@ -1,6 +1,7 @@
 import { Version } from './api.js';
 import { ALLOWED, forbiddenResult, type Check, type CheckResult } from './check.js';
-import { allContainers, goQuote, inUserNamespace, joinQuote, pluralize, sortedSet, type Container, type PodMetadata, type PodSpec, type SELinuxOptions } from './pod-spec.js';
+import { strconvQuote as goQuote } from '../../machinery/go-compat.js';
+import { allContainers, inUserNamespace, joinQuote, pluralize, sortedSet, type Container, type PodMetadata, type PodSpec, type SELinuxOptions } from './pod-spec.js';
 
 /**
  * The Baseline level of the Pod Security Standards (policy/check_*.go with

@@ -118,8 +118,3 @@ export function inUserNamespace(spec: PodSpec): boolean {
 export function isWindowsPod(spec: PodSpec): boolean {
   return spec.os?.name === 'windows';
 }
-
-/** Go's %q for the strings these messages quote. */
-export function goQuote(s: string): string {
-  return JSON.stringify(s);
-}
