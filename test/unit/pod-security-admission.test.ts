@@ -270,11 +270,19 @@ describe('PodSecurity exemptions and defaults (PodSecurityConfiguration)', () =>
           apiVersion: 'pod-security.admission.config.k8s.io/v1beta1',
           kind: 'PodSecurityConfiguration',
           defaults: { enforce: 'strict', 'warn-version': 'v2' },
+        }),
+      (e: Error) => e.message === 'PodSecurity configuration error: [Enforce.Level: must be one of privileged, baseline, restricted, Warn.Version: must be "latest" or "v1.x"]',
+    );
+    assert.throws(
+      () =>
+        loadPodSecurityConfiguration({
+          apiVersion: 'pod-security.admission.config.k8s.io/v1beta1',
+          kind: 'PodSecurityConfiguration',
           exemptions: { namespaces: ['Bad_NS', 'ok', 'ok'], usernames: [''] },
         }),
       (e: Error) =>
         e.message ===
-        'PodSecurity invalid: [defaults.enforce: Invalid value: "strict": must be one of privileged, baseline, restricted, defaults.warn-version: Invalid value: "v2": must be "latest" or "v1.x", exemptions.namespaces[0]: Invalid value: "Bad_NS": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end with an alphanumeric character (e.g. \'my-name\',  or \'123-abc\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?\'), exemptions.namespaces[2]: Duplicate value: "ok", exemptions.usernames[0]: Required value]',
+        'PodSecurity invalid: [exemptions.namespaces[0]: Invalid value: "Bad_NS": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end with an alphanumeric character (e.g. \'my-name\',  or \'123-abc\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?\'), exemptions.namespaces[2]: Duplicate value: "ok", exemptions.usernames[0]: Required value]',
     );
     assert.throws(() => loadPodSecurityConfiguration({ apiVersion: 'v1', kind: 'ConfigMap' }), /expected PodSecurityConfiguration/);
     const none = loadPodSecurityConfiguration(undefined);

@@ -62,6 +62,9 @@ export function loadPodSecurityConfiguration(raw: unknown): PodSecurityConfigura
     runtimeClasses: stringList(cfg.exemptions, 'runtimeClasses'),
     namespaces: stringList(cfg.exemptions, 'namespaces'),
   };
+  // kube's plugin turns the defaults into a policy first (CompleteConfiguration), then validates the whole.
+  const policyErrors = defaultsErrors(levels);
+  if (policyErrors.length > 0) throw new Error(`PodSecurity configuration error: ${policyErrors.length === 1 ? policyErrors[0] : `[${policyErrors.join(', ')}]`}`);
   const errors = validate(levels, exemptions);
   if (errors.length > 0) {
     const parts = errors.map(fieldErrorString);
@@ -75,6 +78,19 @@ export function loadPodSecurityConfiguration(raw: unknown): PodSecurityConfigura
     },
     exemptions,
   };
+}
+
+/** admissionapi.ToPolicy's errors: `Enforce.Level: must be one of ...`. */
+function defaultsErrors(levels: Record<'enforce' | 'enforceVersion' | 'audit' | 'auditVersion' | 'warn' | 'warnVersion', string>): string[] {
+  const errs: string[] = [];
+  const modes = [['Enforce', levels.enforce, levels.enforceVersion], ['Audit', levels.audit, levels.auditVersion], ['Warn', levels.warn, levels.warnVersion]] as const;
+  for (const [mode, level, version] of modes) {
+    const levelError = parseLevel(level).error;
+    if (levelError) errs.push(`${mode}.Level: ${levelError}`);
+    const versionError = parseVersion(version).error;
+    if (versionError) errs.push(`${mode}.Version: ${versionError}`);
+  }
+  return errs;
 }
 
 function validate(levels: Record<'enforce' | 'enforceVersion' | 'audit' | 'auditVersion' | 'warn' | 'warnVersion', string>, exemptions: PodSecurityConfiguration['exemptions']): FieldError[] {
