@@ -316,3 +316,22 @@ describe('PodSecurity plugin', () => {
     await plugin.validate({ ...attrs, resource: { ...attrs.resource, name: 'configmaps', kind: 'ConfigMap' } });
   });
 });
+
+describe('PodSecurity labels', () => {
+  it('parses levels and versions as kube does', async () => {
+    const { parseLevel, parseVersion, policyToEvaluate, compareLevels } = await import('../../src/admission/pod-security/api.js');
+    assert.equal(parseLevel('baseline').error, undefined);
+    assert.deepEqual(parseLevel('Baseline'), { level: 'restricted', error: 'must be one of privileged, baseline, restricted' });
+    for (const ok of ['latest', 'v1.0', 'v1.9', 'v1.35', 'v1.100']) assert.equal(parseVersion(ok).error, undefined, ok);
+    for (const bad of ['v1.01', 'v2.0', '1.25', 'v1', 'v1.x', 'Latest', '', 'v1.25.0']) assert.equal(parseVersion(bad).error, 'must be "latest" or "v1.x"', bad);
+    assert.equal(parseVersion('v1.25').version.toString(), 'v1.25');
+    assert.equal(parseVersion('bogus').version.toString(), 'latest');
+    assert.deepEqual([compareLevels('privileged', 'baseline'), compareLevels('restricted', 'baseline'), compareLevels('baseline', 'baseline'), compareLevels('baseline', 'restricted')], [-1, 1, 0, -1]);
+    const defaults = loadPodSecurityConfiguration(undefined).defaults;
+    const { policy, errors } = policyToEvaluate({ 'pod-security.kubernetes.io/audit': 'nope', 'pod-security.kubernetes.io/audit-version': 'v1.20', 'pod-security.kubernetes.io/warn-version': 'v1.x' }, defaults);
+    assert.equal(policy.audit.level, 'privileged', 'a bad audit level fails open');
+    assert.equal(policy.audit.version.toString(), 'v1.20');
+    assert.equal(policy.warn.version.toString(), 'latest');
+    assert.deepEqual(errors.map((e) => e.field), ['metadata.labels[pod-security.kubernetes.io/audit]', 'metadata.labels[pod-security.kubernetes.io/warn-version]']);
+  });
+});
