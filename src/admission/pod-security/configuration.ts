@@ -65,7 +65,7 @@ export function loadPodSecurityConfiguration(raw: unknown): PodSecurityConfigura
   // kube's plugin turns the defaults into a policy first (CompleteConfiguration), then validates the whole.
   const policyErrors = defaultsErrors(levels);
   if (policyErrors.length > 0) throw new Error(`PodSecurity configuration error: ${policyErrors.length === 1 ? policyErrors[0] : `[${policyErrors.join(', ')}]`}`);
-  const errors = validate(levels, exemptions);
+  const errors = validateExemptions(exemptions);
   if (errors.length > 0) {
     const parts = errors.map(fieldErrorString);
     throw new Error(`PodSecurity invalid: ${parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`}`);
@@ -93,22 +93,9 @@ function defaultsErrors(levels: Record<'enforce' | 'enforceVersion' | 'audit' | 
   return errs;
 }
 
-function validate(levels: Record<'enforce' | 'enforceVersion' | 'audit' | 'auditVersion' | 'warn' | 'warnVersion', string>, exemptions: PodSecurityConfiguration['exemptions']): FieldError[] {
+/** ValidatePodSecurityConfiguration's exemption rules (the defaults were checked by defaultsErrors). */
+function validateExemptions(exemptions: PodSecurityConfiguration['exemptions']): FieldError[] {
   const errs: FieldError[] = [];
-  const level = (path: string, value: string): void => {
-    const e = parseLevel(value).error;
-    if (e) errs.push({ type: 'FieldValueInvalid', field: path, value, detail: e });
-  };
-  const version = (path: string, value: string): void => {
-    const e = parseVersion(value).error;
-    if (e) errs.push({ type: 'FieldValueInvalid', field: path, value, detail: e });
-  };
-  level('defaults.enforce', levels.enforce);
-  version('defaults.enforce-version', levels.enforceVersion);
-  level('defaults.warn', levels.warn);
-  version('defaults.warn-version', levels.warnVersion);
-  level('defaults.audit', levels.audit);
-  version('defaults.audit-version', levels.auditVersion);
   const names = (key: 'namespaces' | 'runtimeClasses', check: (s: string) => string[]): void => {
     const seen = new Set<string>();
     exemptions[key].forEach((name, i) => {
