@@ -10,6 +10,7 @@ import { ResourceLister } from './resource-lister.js';
 import { defaultStorageClass } from './storage/default-storage-class.js';
 import { PersistentVolumeClaimResize } from './storage/pvc-resize.js';
 import { StorageObjectInUseProtection } from './storage/storage-object-in-use-protection.js';
+import { newPodSecurityPlugin } from './pod-security/plugin.js';
 
 /**
  * kube-apiserver 1.36's admission plugins in its fixed order
@@ -109,4 +110,5 @@ export const ADMISSION_PLUGIN_FACTORIES: ReadonlyMap<string, AdmissionPluginFact
     const classes = new ResourceLister(ctx, 'networking.k8s.io', 'v1', 'ingressclasses');
     return defaultIngressClass(() => classes.list(), () => classes.start());
   }],
+  ['PodSecurity', (ctx) => newPodSecurityPlugin(ctx)],
 ]);

@@ -1,6 +1,7 @@
 import type { AuthenticationConfigMetrics } from '../authn/authentication-config-controller.js';
 import type { WatchCacheStats } from '../cache/watch-cache.js';
 import type { DeprecatedApiRequests } from '../api/deprecated-api-requests.js';
+import type { CounterFamily } from '../admission/pod-security/metrics.js';
 
 /**
  * /metrics in Prometheus text format (prom-client). Watch cache figures are
@@ -30,6 +31,8 @@ export class Metrics {
     /** Reloads of --authentication-config, when the server has one. */
     private readonly authnConfig?: AuthenticationConfigMetrics,
     private readonly deprecatedApis?: DeprecatedApiRequests,
+    /** Counters kept by admission plugins (PodSecurity's), read at scrape time. */
+    private readonly admissionCounters?: () => readonly CounterFamily[],
   ) {}
 
   private async build(): Promise<import('prom-client').Registry> {
@@ -95,6 +98,19 @@ export class Metrics {
           for (const r of deprecatedApis.all()) {
             this.set({ group: r.group, removed_release: r.removedRelease, resource: r.resource, subresource: r.subresource, version: r.version }, 1);
           }
+        },
+      });
+    }
+    for (const family of this.admissionCounters?.() ?? []) {
+      new prom.Counter({
+        name: family.name,
+        help: `[ALPHA] ${family.help}`,
+        // Sorted, as Go's client writes label pairs.
+        labelNames: [...family.labelNames].sort(),
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const s of family.samples()) this.inc(Object.fromEntries(Object.entries(s.labels).sort(([a], [b]) => (a < b ? -1 : 1))), s.value);
         },
       });
     }

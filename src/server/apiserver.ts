@@ -46,6 +46,7 @@ import { serveResource } from '../handlers/dispatch.js';
 import { WatchStreams } from '../handlers/watch-streams.js';
 import { HealthChecks } from '../observability/health.js';
 import { Metrics } from '../observability/metrics.js';
+import { PodSecurityPlugin } from '../admission/pod-security/plugin.js';
 import { Registry } from '../registry/registry.js';
 import { customResource, type CustomResourceSpec } from '../registry/custom-descriptors.js';
 import { DEFAULT_WATCH_CACHE_OPTIONS } from '../cache/watch-cache.js';
@@ -116,6 +117,8 @@ export interface ApiServerOptions {
   authorizers?: Authorizer[];
   /** Admission plugins run after the built-in ones (NamespaceLifecycle). */
   admissionPlugins?: AdmissionPlugin[];
+  /** Built-in plugins' configurations by plugin name (what --admission-control-config-file gives them), for embedders and tests. */
+  admissionConfigurations?: ReadonlyMap<string, unknown>;
   /** More controllers, started once the server listens and stopped with it. */
   controllers?: Controller[];
   logger?: Logger;
@@ -227,7 +230,7 @@ export class ApiServer {
         logger: this.logger,
         shutdown: this.shutdownController.signal,
       },
-      new Map(),
+      this.options.admissionConfigurations ?? new Map(),
       [...this.authz.admissionPlugins((resource, namespace, name) => this.getOrUndefined(resource, namespace, name)), ...(this.options.admissionPlugins ?? [])],
     );
     this.admission = admission.chain;
@@ -313,7 +316,7 @@ export class ApiServer {
     // A stop() during start-up ends the loopback under the controllers' first writes: not a failure.
     this.controllersSynced.catch((err: unknown) => this.shuttingDown || this.logger.error(`controller start failed: ${(err as Error).message}`));
     const authnConfigMetrics = cfg.authnExtensions?.authenticationConfigFile ? this.tokenAuthn?.jwt?.metrics : undefined;
-    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, authnConfigMetrics, this.deprecatedApis), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery());
+    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, authnConfigMetrics, this.deprecatedApis, () => admission.plugins.flatMap((p) => (p instanceof PodSecurityPlugin ? p.counters() : []))), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery());
     if (this.pki.admin && cfg.adminKubeconfig !== undefined) writeKubeconfig(cfg.adminKubeconfig, this.adminKubeconfig());
   }
 
