@@ -100,7 +100,8 @@ export function loadServiceAccountKeys(opts: { signingKeyFile?: string | undefin
     }
     privateKey = createPrivateKey(readFileSync(path, 'utf8'));
   } else {
-    privateKey = createPrivateKey(generatePem());
+    // Kept in memory only (embedders, capstan/testing): an ECDSA P-256 key takes about a millisecond to make, an RSA 2048 one hundreds.
+    privateKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
   }
   const signing: SigningKey = { ...verificationKey(privateKey), privateKey };
   const verifying = opts.keyFiles.length > 0 ? opts.keyFiles.flatMap((f) => readKeys(f, 'service-account-key-file')).map(verificationKey) : [verificationKey(privateKey)];

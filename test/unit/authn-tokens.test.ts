@@ -294,6 +294,8 @@ describe('service account keys and discovery', () => {
       const again = loadServiceAccountKeys({ keyFiles: [], dir });
       assert.equal(first.signing.kid, again.signing.kid, 'the generated key is kept');
       assert.equal(first.signing.alg, 'RS256');
+      // Without a directory the key lives in memory only, and is a quick one to make.
+      assert.equal(loadServiceAccountKeys({ keyFiles: [] }).signing.alg, 'ES256');
       const ec = generateKeyPairSync('ec', { namedCurve: 'P-384' });
       const pem = ec.publicKey.export({ type: 'spki', format: 'pem' }).toString() + readFileSync(join(dir, 'sa.key'), 'utf8');
       writeFileSync(join(dir, 'keys.pem'), pem);
