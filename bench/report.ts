@@ -4,6 +4,7 @@ import type { PhaseResult } from './loop.js';
 import type { FieldValidationResult, OpsResult } from './field-validation.js';
 import type { CelBenchResult } from './cel.js';
 import type { CustomResourcesResult } from './custom-resources.js';
+import { renderTestServerMarkdown, type TestServerBenchResult } from './test-server.js';
 import type { ListResult } from './list.js';
 import type { StoreResult } from './store.js';
 import type { WatchResult } from './watch.js';
@@ -43,6 +44,7 @@ export interface Report {
   rbac?: PhaseResult[];
   /** Custom resources (with and without ten CEL rules) beside ConfigMaps on one server (absent when the section was not asked for). */
   customResources?: CustomResourcesResult;
+  testServer?: TestServerBenchResult;
   /** Capstan on etcd with 1 and 3 processes beside the etcd client (absent when the section was not asked for). */
   etcd?: EtcdResult;
   totalSeconds: number;
@@ -201,5 +203,6 @@ export function renderMarkdown(r: Report): string {
     out.push(`## Custom resources beside ConfigMaps (${r.concurrency} clients, ${r.phaseMs} ms per phase)`, '', ...requestsTable(r.customResources.phases), '');
     out.push('### Watch fan-out: ConfigMaps, then Widgets, on the same server', '', ...watchTable(r.customResources.watch), '');
   }
+  if (r.testServer) out.push('## capstan/testing: in-process servers', '', renderTestServerMarkdown(r.testServer), '');
   return out.join('\n');
 }
