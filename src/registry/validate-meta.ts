@@ -74,7 +74,42 @@ export function validateFinalizers(finalizers: unknown, field: string, kubeNames
   return errs;
 }
 
-/** ValidateObjectMeta: names, namespace presence, labels, annotations, finalizers. */
+/** The group-versions and kinds no object may name as its owner (apimachinery's BannedOwners). */
+const BANNED_OWNERS = new Set(['/v1, Kind=Event']);
+
+/**
+ * ValidateOwnerReferences: apiVersion (its version part), kind, name and uid
+ * set, no banned owner kind, at most one controller. As kube, errors name
+ * `metadata.ownerReferences` itself, never an index.
+ */
+export function validateOwnerReferences(refs: unknown, field: string): FieldError[] {
+  if (!Array.isArray(refs)) return [];
+  const errs: FieldError[] = [];
+  let firstController = '';
+  for (const raw of refs) {
+    const ref = (raw && typeof raw === 'object' ? raw : {}) as { apiVersion?: unknown; kind?: unknown; name?: unknown; uid?: unknown; controller?: unknown };
+    const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+    const apiVersion = str(ref.apiVersion);
+    // schema.ParseGroupVersion: "v1", "group/version"; more slashes parse to nothing.
+    const slashes = apiVersion.split('/').length - 1;
+    const [group, version] = slashes === 0 ? ['', apiVersion] : slashes === 1 ? (apiVersion.split('/') as [string, string]) : ['', ''];
+    const kind = str(ref.kind);
+    if (version === '') errs.push({ type: 'FieldValueInvalid', field: `${field}.apiVersion`, value: apiVersion, detail: 'version must not be empty' });
+    if (kind === '') errs.push({ type: 'FieldValueInvalid', field: `${field}.kind`, value: kind, detail: 'kind must not be empty' });
+    if (str(ref.name) === '') errs.push({ type: 'FieldValueInvalid', field: `${field}.name`, value: str(ref.name), detail: 'name must not be empty' });
+    if (str(ref.uid) === '') errs.push({ type: 'FieldValueInvalid', field: `${field}.uid`, value: str(ref.uid), detail: 'uid must not be empty' });
+    const gvk = `${group}/${version}, Kind=${kind}`;
+    if (BANNED_OWNERS.has(gvk)) errs.push({ type: 'FieldValueInvalid', field, value: raw, detail: `${gvk} is disallowed from being an owner` });
+    if (ref.controller === true) {
+      const current = `${kind}/${str(ref.name)}`;
+      if (firstController === '') firstController = current;
+      else errs.push({ type: 'FieldValueInvalid', field, value: refs, detail: `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}` });
+    }
+  }
+  return errs;
+}
+
+/** ValidateObjectMeta: names, namespace presence, labels, annotations, owner references, finalizers. */
 export function validateObjectMeta(meta: ObjectMeta, opts: { namespaced: boolean; nameRule: NameRule; genericFinalizerNames?: boolean }): FieldError[] {
   const errs: FieldError[] = [];
   if (meta.generateName) {
@@ -100,6 +135,7 @@ export function validateObjectMeta(meta: ObjectMeta, opts: { namespaced: boolean
   }
   errs.push(...validateLabels(meta.labels, 'metadata.labels'));
   errs.push(...validateAnnotations(meta.annotations, 'metadata.annotations'));
+  errs.push(...validateOwnerReferences(meta.ownerReferences, 'metadata.ownerReferences'));
   errs.push(...validateFinalizers(meta.finalizers, 'metadata.finalizers', opts.genericFinalizerNames !== true));
   return errs;
 }

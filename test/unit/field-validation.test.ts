@@ -460,3 +460,26 @@ function lookup(obj: unknown, path: string): unknown {
   }
   return cur;
 }
+
+describe('null list elements and map values, as encoding/json decodes them', () => {
+  it('become the zero value of structs and scalars; maps, lists and times stay null; other values are shared', () => {
+    const body = JSON.stringify({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd', finalizers: [null, 'a'], labels: { k: null }, ownerReferences: [null] },
+      spec: { template: { spec: { containers: [null, { name: 'c', image: 'i', args: [null] }], volumes: [{ name: 'v', configMap: { items: [null] } }] } } },
+    });
+    for (const level of ['Ignore', 'Strict'] as const) {
+      const r = check(body, level);
+      const o = r.object as Record<string, any>;
+      assert.deepEqual(o.metadata.finalizers, ['', 'a']);
+      assert.deepEqual(o.metadata.labels, { k: '' });
+      assert.deepEqual(o.metadata.ownerReferences, [{}]);
+      assert.deepEqual(o.spec.template.spec.containers, [{}, { name: 'c', image: 'i', args: [''] }]);
+      assert.deepEqual(o.spec.template.spec.volumes[0].configMap.items, [{}]);
+    }
+    const clean = JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { template: { spec: { containers: [{ name: 'c' }] } } } });
+    const decoded = JSON.parse(clean);
+    assert.equal(checkFields({ body: Buffer.from(clean), contentType: 'json', decoded, definition: DEPLOYMENT, level: 'Strict', endpoint: APPS_V1_DEPLOYMENT }).object, decoded, 'a body without null elements is returned as it is');
+  });
+});

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { fieldErrorString, invalid, type FieldError } from '../../src/machinery/errors.js';
-import { validateAnnotations, validateFinalizers, validateLabels, validateObjectMeta, validateObjectMetaUpdate } from '../../src/registry/validate-meta.js';
+import { validateAnnotations, validateFinalizers, validateLabels, validateObjectMeta, validateObjectMetaUpdate, validateOwnerReferences } from '../../src/registry/validate-meta.js';
 import { TOTAL_ANNOTATION_SIZE_LIMIT, isDns1035Label, isDns1123Label, isDns1123Subdomain, isPathSegmentName, isQualifiedName, isValidLabelValue, validateNameByRule, type NameRule } from '../../src/machinery/name-validation.js';
 import type { ObjectMeta } from '../../src/machinery/object.js';
 
@@ -392,5 +392,34 @@ describe('validateObjectMetaUpdate', () => {
   it('renders the new value', () => {
     const [e] = validateObjectMetaUpdate({ ...prev, name: 'b' }, prev);
     assert.equal(fieldErrorString(e!), 'metadata.name: Invalid value: "b": field is immutable');
+  });
+});
+
+describe('validateOwnerReferences', () => {
+  const ok = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'u1' };
+  it('needs a version, kind, name and uid, with kube\'s field paths (no index)', () => {
+    assert.deepEqual(validateOwnerReferences([ok], 'metadata.ownerReferences'), []);
+    assert.deepEqual(
+      validateOwnerReferences([{}], 'metadata.ownerReferences').map((e) => fieldErrorString(e)),
+      [
+        'metadata.ownerReferences.apiVersion: Invalid value: "": version must not be empty',
+        'metadata.ownerReferences.kind: Invalid value: "": kind must not be empty',
+        'metadata.ownerReferences.name: Invalid value: "": name must not be empty',
+        'metadata.ownerReferences.uid: Invalid value: "": uid must not be empty',
+      ],
+    );
+    // ParseGroupVersion: a group with no version, or more than one slash, has no version.
+    assert.equal(validateOwnerReferences([{ ...ok, apiVersion: 'apps/' }], 'f')[0]?.detail, 'version must not be empty');
+    assert.equal(validateOwnerReferences([{ ...ok, apiVersion: 'a/b/c' }], 'f')[0]?.detail, 'version must not be empty');
+  });
+  it('refuses an Event owner and a second controller', () => {
+    assert.equal(validateOwnerReferences([{ ...ok, apiVersion: 'v1', kind: 'Event' }], 'f')[0]?.detail, '/v1, Kind=Event is disallowed from being an owner');
+    const two = validateOwnerReferences([{ ...ok, controller: true }, { ...ok, name: 'other', controller: true }], 'f');
+    assert.equal(two.length, 1);
+    assert.equal(two[0]!.detail, 'Only one reference can have Controller set to true. Found "true" in references for ReplicaSet/rs and ReplicaSet/other');
+  });
+  it('is part of ObjectMeta validation', () => {
+    const errs = validateObjectMeta({ name: 'x', namespace: 'n', ownerReferences: [{ ...ok, uid: '' }] } as ObjectMeta, { namespaced: true, nameRule: 'dns1123Subdomain' as NameRule });
+    assert.deepEqual(errs.map((e) => e.field), ['metadata.ownerReferences.uid']);
   });
 });

@@ -35,7 +35,7 @@ import { ApiError, badRequest } from '../../machinery/errors.js';
 import { convertUnstructured } from './converter.js';
 import { strconvQuote } from '../../machinery/go-compat.js';
 import { scanJson } from './json-scan.js';
-import { decodeLikeGo, pruneUnknownFields } from './prune.js';
+import { decodeLikeGo, pruneUnknownFields, zeroNullElements } from './prune.js';
 import { ANY, type FieldType, fieldTypeFor, listOf, mapOf, STRING, syntheticStruct } from './schema.js';
 import { yamlDuplicateKeys, yamlUnmarshalErrors } from './yaml-dups.js';
 
@@ -161,12 +161,14 @@ export function checkFields(input: CheckFieldsInput): CheckFieldsResult {
     if (scan.error !== undefined) throw decodeError(input.decoded, input.endpoint, scan.error);
     errs.push(...scan.strictErrors);
     object = scan.unknownFields ? pruneUnknownFields(input.decoded, t) : input.decoded;
+    if (scan.nullElements) object = zeroNullElements(object, t);
   } else {
     const text = textOf(input.body);
     const scan = scanJson(text, t, { strict });
     if (scan.error !== undefined) throw decodeError(input.decoded, input.endpoint, scan.error);
     errs.push(...scan.strictErrors);
     object = scan.mergedDuplicates ? decodeLikeGo(text, t) : scan.unknownFields ? pruneUnknownFields(input.decoded, t) : input.decoded;
+    if (scan.nullElements) object = zeroNullElements(object, t);
   }
   if (errs.length === 0) return { object, warnings: [] };
   if (input.level === 'Strict') throw decodeError(input.decoded, input.endpoint, strictDecodingError(errs));
@@ -290,7 +292,8 @@ export function checkPatchedObject(input: PatchedObjectInput): CheckFieldsResult
   const json = input.patchedJson ?? goJsonEncode(input.patched as JsonValue);
   const scan = scanJson(json, t, { strict });
   if (scan.error !== undefined) throw patchInvalid(json, scan.error);
-  const object = scan.unknownFields ? pruneUnknownFields(input.patched, t) : input.patched;
+  const pruned = scan.unknownFields ? pruneUnknownFields(input.patched, t) : input.patched;
+  const object = scan.nullElements ? zeroNullElements(pruned, t) : pruned;
   return finishPatch(input, object, [...bodyErrors, ...scan.strictErrors], () => json);
 }
 

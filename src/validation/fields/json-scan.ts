@@ -48,6 +48,8 @@ export interface ScanResult {
   readonly mergedDuplicates: boolean;
   /** Whether a struct held a key it does not declare: without one, the decoded value needs no pruning. */
   readonly unknownFields: boolean;
+  /** Whether a list element or map value Go decodes into a zero value (a struct, string, number, ...) was null (zeroNullElements). */
+  readonly nullElements: boolean;
 }
 
 /** Keys an object may have before its duplicate tracking moves from a linear search to a Map. */
@@ -89,6 +91,8 @@ class Scanner {
   mergedDuplicates = false;
   /** Whether any struct held a key it does not declare (the value then needs pruning). */
   unknownSeen = false;
+  /** Whether a null list element or map value becomes a zero value in Go. */
+  nullElementSeen = false;
 
   constructor(
     private readonly s: string,
@@ -533,10 +537,17 @@ class Scanner {
         big = this.maybeBig(base, big);
       }
       this.push(Frame.Key, key, 0, '');
+      this.noteNullElement(elem);
       this.value(elem);
       this.depth--;
     } while (this.nextMember());
     this.dupTop = base;
+  }
+
+  private noteNullElement(elem: FieldType): void {
+    if (this.nullElementSeen || !zeroesNull(elem)) return;
+    this.ws();
+    if (this.s.charCodeAt(this.i) === 0x6e) this.nullElementSeen = true;
   }
 
   private list(t: FieldType): void {
@@ -549,6 +560,7 @@ class Scanner {
     }
     for (let idx = 0; ; idx++) {
       this.push(Frame.Index, '', idx, '');
+      this.noteNullElement(elem);
       this.value(elem);
       this.depth--;
       this.ws();
@@ -639,5 +651,25 @@ function mergesInto(t: FieldType, prevFirst: number, first: number): boolean {
 export function scanJson(text: string, root: FieldType, options: ScanOptions): ScanResult {
   const sc = new Scanner(text, options.strict, options.strictPrefix ?? '');
   const error = sc.run(root);
-  return { strictErrors: error === undefined ? sc.strictErrors : [], error, mergedDuplicates: error === undefined && sc.mergedDuplicates, unknownFields: sc.unknownSeen };
+  return { strictErrors: error === undefined ? sc.strictErrors : [], error, mergedDuplicates: error === undefined && sc.mergedDuplicates, unknownFields: sc.unknownSeen, nullElements: sc.nullElementSeen };
+}
+
+/**
+ * Whether encoding/json turns a null slice element or map value of this type
+ * into a value (its zero value) rather than nil: structs and scalars do;
+ * maps, slices, bytes, times, raw JSON and interfaces stay nil (null).
+ */
+export function zeroesNull(t: FieldType): boolean {
+  switch (t.kind) {
+    case Kind.Struct:
+    case Kind.String:
+    case Kind.Bool:
+    case Kind.Int:
+    case Kind.Float:
+    case Kind.Quantity:
+    case Kind.IntOrString:
+      return true;
+    default:
+      return false;
+  }
 }

@@ -15,6 +15,7 @@
 
 import { type JsonAst, astToValue, parseJsonAst } from '../../machinery/json-decode.js';
 import { type JsonObject, type JsonValue, isJsonObject as isObject, setOwn } from '../../machinery/json-value.js';
+import { zeroesNull } from './json-scan.js';
 import { type FieldType, Kind, STRING, listOf } from './schema.js';
 
 /** The value with every field its Go type does not declare removed; unchanged subtrees are shared. */
@@ -108,6 +109,73 @@ function copyPrefix(obj: JsonObject, keys: readonly string[], end: number): Json
     setOwn(out, key, obj[key] as JsonValue);
   }
   return out;
+}
+
+/** The zero value encoding/json leaves in a slice element or map value it decoded from null. */
+function zeroOf(t: FieldType): JsonValue {
+  switch (t.kind) {
+    case Kind.Struct:
+      return {};
+    case Kind.String:
+      return '';
+    case Kind.Bool:
+      return false;
+    case Kind.Quantity:
+      return '0';
+    default:
+      return 0;
+  }
+}
+
+/**
+ * The value with every null list element and map value that Go decodes into
+ * a zero value replaced by it (`ports: [null]` is one ServicePort with every
+ * field unset, `finalizers: [null]` one empty name), as kube stores and
+ * validates them; unchanged subtrees are shared.
+ */
+export function zeroNullElements(value: unknown, t: FieldType): unknown {
+  switch (t.kind) {
+    case Kind.Struct: {
+      if (!isObject(value)) return value;
+      let out: JsonObject | undefined;
+      const keys = Object.keys(value);
+      for (let k = 0; k < keys.length; k++) {
+        const key = keys[k] as string;
+        const f = t.field(key);
+        const v = value[key] as JsonValue;
+        const nv = f === undefined ? v : zeroNullElements(v, f);
+        if (out === undefined && nv !== v) out = copyPrefix(value, keys, k);
+        if (out !== undefined) setOwn(out, key, nv as JsonValue);
+      }
+      return out ?? value;
+    }
+    case Kind.Map: {
+      if (!isObject(value)) return value;
+      let out: JsonObject | undefined;
+      const keys = Object.keys(value);
+      for (let k = 0; k < keys.length; k++) {
+        const key = keys[k] as string;
+        const v = value[key] as JsonValue;
+        const nv = v === null && zeroesNull(t.elem) ? zeroOf(t.elem) : zeroNullElements(v, t.elem);
+        if (out === undefined && nv !== v) out = copyPrefix(value, keys, k);
+        if (out !== undefined) setOwn(out, key, nv as JsonValue);
+      }
+      return out ?? value;
+    }
+    case Kind.List: {
+      if (!Array.isArray(value)) return value;
+      let out: unknown[] | undefined;
+      for (let k = 0; k < value.length; k++) {
+        const v: unknown = value[k];
+        const nv = v === null && zeroesNull(t.elem) ? zeroOf(t.elem) : zeroNullElements(v, t.elem);
+        if (out === undefined && nv !== v) out = value.slice(0, k);
+        if (out !== undefined) out.push(nv);
+      }
+      return out ?? value;
+    }
+    default:
+      return value;
+  }
 }
 
 /**
