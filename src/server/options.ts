@@ -54,6 +54,8 @@ export const FLAG_SPECS: FlagSpec[] = [
   { name: 'authorization-webhook-cache-authorized-ttl', type: 'duration', default: '5m0s', help: "The duration to cache 'authorized' responses from the webhook authorizer." },
   { name: 'authorization-webhook-cache-unauthorized-ttl', type: 'duration', default: '30s', help: "The duration to cache 'unauthorized' responses from the webhook authorizer." },
   { name: 'authorization-config', type: 'string', default: '', help: 'File with Authorization Configuration to configure the authorizer chain. Requires feature gate StructuredAuthorizationConfiguration. This flag is mutually exclusive with the other --authorization-mode and --authorization-webhook-* flags.' },
+  { name: 'default-not-ready-toleration-seconds', type: 'int', default: '300', help: 'Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.' },
+  { name: 'default-unreachable-toleration-seconds', type: 'int', default: '300', help: 'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.' },
   { name: 'v', type: 'int', default: '0', help: 'Number for the log level verbosity.' },
   { name: 'help', type: 'bool', default: 'false', help: 'Help for serve.' },
   { name: 'feature-gates', type: 'stringArray', default: '', help: featureGatesHelp() },
@@ -147,6 +149,10 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     maxMutatingRequestsInflight,
     verbosity: p.values.get('v') as number,
     featureGates: featureGatesFromFlag(p.values.get('feature-gates') as string[]),
+    defaultTolerationSeconds: {
+      notReady: p.values.get('default-not-ready-toleration-seconds') as number,
+      unreachable: p.values.get('default-unreachable-toleration-seconds') as number,
+    },
     ...tokenAuthnFromFlags(p, cwd),
     ...(str(p, 'authorization-webhook-config-file')
       ? {

@@ -45,6 +45,12 @@ export async function handleBinding(scope: ResourceScope, pods: ResourceStore, a
     if (spec.nodeName) throw conflict({ group: '', resource: 'pods' }, podName, `pod ${podName} is already assigned to node "${spec.nodeName}"`);
     const next: KubeObject = cloneObject(current);
     next.spec = { ...spec, nodeName };
+    // setPodNodeAndMetadata: the Binding's annotations and labels (PodTopologyLabels puts the node's topology there) go on the pod.
+    const meta = (next.metadata ??= {});
+    const bindingAnnotations = stringEntries(binding.metadata?.annotations);
+    const bindingLabels = stringEntries(binding.metadata?.labels);
+    if (bindingAnnotations.length > 0) meta.annotations = { ...(meta.annotations ?? {}), ...Object.fromEntries(bindingAnnotations) };
+    if (bindingLabels.length > 0) meta.labels = { ...(meta.labels ?? {}), ...Object.fromEntries(bindingLabels) };
     const status = { ...((next.status as Record<string, unknown> | undefined) ?? {}) };
     const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as Array<Record<string, unknown>>;
     status.conditions = [...conditions.filter((c) => c.type !== 'PodScheduled'), { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: nowTimestamp() }];
@@ -52,4 +58,8 @@ export async function handleBinding(scope: ResourceScope, pods: ResourceStore, a
     return next;
   });
   writeEncoded(ctx, 201, { ...successStatus(), code: 201 }, neg.encoding);
+}
+
+function stringEntries(map: unknown): Array<[string, string]> {
+  return isPlainObject(map) ? Object.entries(map as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string') : [];
 }
