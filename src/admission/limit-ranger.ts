@@ -3,7 +3,7 @@ import { isRecord } from '../machinery/json.js';
 import type { KubeObject } from '../machinery/object.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 import { admissionForbidden, aggregateMessage } from './admission-errors.js';
-import type { PluginLister } from './lister.js';
+import type { Lister } from './lister.js';
 import { listOf, podSpecOf, type Container, type PodSpec, type ResourceList } from './pod-spec.js';
 
 /**
@@ -30,7 +30,7 @@ interface LimitRangeItem {
 export class LimitRanger implements AdmissionPlugin {
   readonly name = 'LimitRanger';
 
-  constructor(private readonly limitRanges: PluginLister) {}
+  constructor(private readonly limitRanges: Lister) {}
 
   start(): Promise<void> {
     return this.limitRanges.start();

@@ -2,12 +2,20 @@ import type { KubeObject } from '../machinery/object.js';
 import { Informer } from '../registry/informer.js';
 import type { AdmissionPluginContext } from './plugin-context.js';
 
+/** What a plugin reads a resource's objects through (PluginLister; a fixed list in tests). */
+export interface Lister {
+  start(): Promise<void>;
+  readonly hasSynced: boolean;
+  /** The objects of one namespace ('' for cluster-scoped ones). Shared: do not mutate. */
+  list(namespace?: string): KubeObject[];
+}
+
 /**
  * What kube's plugins get from a shared informer's lister: a resource's
  * objects as the watch cache has them, by namespace, kept current by an
  * informer that runs from the plugin's start until the server stops.
  */
-export class PluginLister {
+export class PluginLister implements Lister {
   private readonly byNamespace = new Map<string, Map<string, KubeObject>>();
   private informer: Informer | undefined;
 

@@ -45,6 +45,8 @@ export interface Volume {
 
 export interface PodSpec {
   serviceAccountName?: string;
+  /** The deprecated alias of serviceAccountName, which v1 objects carry too. */
+  serviceAccount?: string;
   automountServiceAccountToken?: boolean;
   nodeName?: string;
   nodeSelector?: Record<string, string>;

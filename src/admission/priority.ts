@@ -4,7 +4,7 @@ import type { KubeObject } from '../machinery/object.js';
 import type { ObjectLookup } from '../registry/object-lookup.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 import { admissionForbidden, plainAdmissionError } from './admission-errors.js';
-import type { PluginLister } from './lister.js';
+import type { Lister } from './lister.js';
 import { podSpecOf } from './pod-spec.js';
 
 /**
@@ -30,7 +30,7 @@ export class PriorityAdmission implements AdmissionPlugin {
   readonly name = 'Priority';
 
   constructor(
-    private readonly classes: PluginLister,
+    private readonly classes: Lister,
     private readonly lookup: ObjectLookup,
   ) {}
 

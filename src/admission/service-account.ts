@@ -67,7 +67,11 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
     const pod = attrs.object!;
     if (isMirrorPod(pod)) return this.validate(attrs);
     const spec = podSpecOf(pod);
-    if (!spec.serviceAccountName) spec.serviceAccountName = DEFAULT_SERVICE_ACCOUNT_NAME;
+    if (!spec.serviceAccountName) {
+      spec.serviceAccountName = DEFAULT_SERVICE_ACCOUNT_NAME;
+      // The conversion back to v1 writes the name into its deprecated alias too.
+      spec.serviceAccount = DEFAULT_SERVICE_ACCOUNT_NAME;
+    }
     const account = await this.account(attrs, spec.serviceAccountName);
     if (shouldAutomount(account, spec)) mountServiceAccountToken(spec);
     if (listOf(spec.imagePullSecrets).length === 0 && (account.imagePullSecrets?.length ?? 0) > 0) {
