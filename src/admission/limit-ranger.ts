@@ -27,42 +27,69 @@ interface LimitRangeItem {
   maxLimitRequestRatio?: ResourceList;
 }
 
+/** How long a namespace's live lookup stands in for the informer when it holds no ranges there (kube's liveTTL). */
+const LIVE_LOOKUP_TTL_MS = 30_000;
+
 export class LimitRanger implements AdmissionPlugin {
   readonly name = 'LimitRanger';
+  /** Live lists of namespaces the informer had no ranges for, so a range created a moment ago applies at once. */
+  private readonly liveLookups = new Map<string, { expiry: number; items: Promise<KubeObject[]> }>();
 
-  constructor(private readonly limitRanges: Lister) {}
+  constructor(
+    private readonly limitRanges: Lister,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   start(): Promise<void> {
     return this.limitRanges.start();
   }
 
   async admit(attrs: AdmissionAttributes): Promise<void> {
-    for (const range of this.rangesFor(attrs)) {
+    for (const range of await this.rangesFor(attrs)) {
       if (kindOf(attrs) === 'pods') mutatePod(attrs.object!, range);
     }
   }
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
-    for (const range of this.rangesFor(attrs)) {
+    for (const range of await this.rangesFor(attrs)) {
       const errs = kindOf(attrs) === 'pods' ? validatePod(range, podSpecOf(attrs.object!)) : validateClaim(range, attrs.object!);
       if (errs.length > 0) throw admissionForbidden(attrs, aggregateMessage(errs));
     }
   }
 
   /** SupportsAttributes, then the namespace's ranges; nothing for objects being deleted. */
-  private rangesFor(attrs: AdmissionAttributes): LimitRangeItem[][] {
+  private async rangesFor(attrs: AdmissionAttributes): Promise<LimitRangeItem[][]> {
     const kind = kindOf(attrs);
     if (!kind || !isRecord(attrs.object)) return [];
-    // Containers cannot change after create, so pod updates are not checked again.
-    if (kind === 'pods' && attrs.operation !== 'CREATE') return [];
+    // Containers cannot change after create, so pod updates are not checked again, except resizes (in-place vertical scaling).
+    if (kind === 'pods' && attrs.operation !== 'CREATE' && !(attrs.operation === 'UPDATE' && attrs.subresource === 'resize')) return [];
     if (kind === 'persistentvolumeclaims' && attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE') return [];
     if (attrs.oldObject?.metadata?.deletionTimestamp) return [];
-    return this.limitRanges.list(attrs.namespace).map((lr) => listOf((lr.spec as { limits?: LimitRangeItem[] } | undefined)?.limits));
+    let ranges = this.limitRanges.list(attrs.namespace);
+    if (ranges.length === 0) ranges = await this.liveLookup(attrs);
+    return ranges.map((lr) => listOf((lr.spec as { limits?: LimitRangeItem[] } | undefined)?.limits));
+  }
+
+  /** GetLimitRanges' live lookup: one store list per namespace and TTL, shared by concurrent requests (kube's singleflight). */
+  private async liveLookup(attrs: AdmissionAttributes): Promise<KubeObject[]> {
+    const cached = this.liveLookups.get(attrs.namespace);
+    if (cached && cached.expiry > this.now()) return cached.items;
+    const items = this.limitRanges.liveList(attrs.namespace);
+    const entry = { expiry: this.now() + LIVE_LOOKUP_TTL_MS, items };
+    this.liveLookups.set(attrs.namespace, entry);
+    try {
+      return await items;
+    } catch (err) {
+      if (this.liveLookups.get(attrs.namespace) === entry) this.liveLookups.delete(attrs.namespace);
+      throw admissionForbidden(attrs, err instanceof Error ? err.message : String(err));
+    }
   }
 }
 
 function kindOf(attrs: AdmissionAttributes): 'pods' | 'persistentvolumeclaims' | undefined {
-  if (attrs.subresource || attrs.resource.group !== '') return undefined;
+  if (attrs.resource.group !== '') return undefined;
+  if (attrs.subresource === 'resize' && attrs.resource.name === 'pods') return 'pods';
+  if (attrs.subresource) return undefined;
   return attrs.resource.name === 'pods' || attrs.resource.name === 'persistentvolumeclaims' ? attrs.resource.name : undefined;
 }
 

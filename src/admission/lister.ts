@@ -8,6 +8,8 @@ export interface Lister {
   readonly hasSynced: boolean;
   /** The objects of one namespace ('' for cluster-scoped ones). Shared: do not mutate. */
   list(namespace?: string): KubeObject[];
+  /** A consistent read of one namespace's objects from the store, past the informer (kube's live lookups). */
+  liveList(namespace: string): Promise<KubeObject[]>;
 }
 
 /**
@@ -56,6 +58,12 @@ export class PluginLister implements Lister {
   /** The objects of one namespace ('' for cluster-scoped ones). Shared: do not mutate. */
   list(namespace = ''): KubeObject[] {
     return [...(this.byNamespace.get(namespace)?.values() ?? [])];
+  }
+
+  async liveList(namespace: string): Promise<KubeObject[]> {
+    const info = this.ctx.catalog.resource(this.group, this.version, this.resource)!;
+    const result = await this.ctx.registry.storeFor(info).list({ namespace: namespace || undefined, readAt: { kind: 'consistent' } });
+    return result.items.map((item) => item.object);
   }
 
   get(namespace: string, name: string): KubeObject | undefined {

@@ -149,10 +149,6 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     maxMutatingRequestsInflight,
     verbosity: p.values.get('v') as number,
     featureGates: featureGatesFromFlag(p.values.get('feature-gates') as string[]),
-    defaultTolerationSeconds: {
-      notReady: p.values.get('default-not-ready-toleration-seconds') as number,
-      unreachable: p.values.get('default-unreachable-toleration-seconds') as number,
-    },
     ...tokenAuthnFromFlags(p, cwd),
     ...(str(p, 'authorization-webhook-config-file')
       ? {
@@ -168,6 +164,12 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     ...(str(p, 'authorization-config') ? { authorizationConfigFile: resolve(cwd, str(p, 'authorization-config')) } : { authorizationModes }),
   };
   if (maxWatchBuffered > 0) config.maxWatchBufferedBytes = maxWatchBuffered;
+  if (p.set.has('default-not-ready-toleration-seconds') || p.set.has('default-unreachable-toleration-seconds')) {
+    config.defaultTolerationSeconds = {
+      notReady: p.values.get('default-not-ready-toleration-seconds') as number,
+      unreachable: p.values.get('default-unreachable-toleration-seconds') as number,
+    };
+  }
   if (str(p, 'tls-cert-file')) config.tlsCertFile = resolve(cwd, str(p, 'tls-cert-file'));
   if (str(p, 'tls-private-key-file')) config.tlsPrivateKeyFile = resolve(cwd, str(p, 'tls-private-key-file'));
   if (str(p, 'client-ca-file')) config.clientCaFile = resolve(cwd, str(p, 'client-ca-file'));

@@ -39,12 +39,20 @@ export function fixedLookup(objects: KubeObject[]): ObjectLookup {
   return async (namespace, name) => objects.find((o) => o.metadata?.name === name && (o.metadata?.namespace ?? undefined) === (namespace || undefined));
 }
 
-export function fixedLister(objects: KubeObject[]): Lister {
-  return {
+/** A lister whose informer holds `objects`; its live lookups read `live` (default: the same objects) and are counted. */
+export function fixedLister(objects: KubeObject[], live: KubeObject[] = objects): Lister & { liveLists: number } {
+  const inNamespace = (list: KubeObject[], namespace: string): KubeObject[] => list.filter((o) => (o.metadata?.namespace ?? '') === namespace);
+  const lister = {
+    liveLists: 0,
     start: async () => undefined,
     hasSynced: true,
-    list: (namespace = '') => objects.filter((o) => (o.metadata?.namespace ?? '') === namespace),
+    list: (namespace = '') => inNamespace(objects, namespace),
+    liveList: async (namespace: string) => {
+      lister.liveLists++;
+      return inNamespace(live, namespace);
+    },
   };
+  return lister;
 }
 
 /** The ApiError a promise rejects with. */

@@ -105,13 +105,16 @@ describe('LimitRanger admission', () => {
     assert.equal(resized.code, 403);
   });
 
-  it('does not look at pod updates, subresources, or objects being deleted', async () => {
+  it('does not look at pod updates (but resizes), other subresources, or objects being deleted', async () => {
     const plugin = new LimitRanger(fixedLister([limitRange([{ type: 'Container', min: { cpu: '1' }, default: { cpu: '1' }, defaultRequest: { cpu: '1' } }])]));
     const p = pod({ containers: [container('c')] });
     await plugin.admit(attrs('', 'pods', 'UPDATE', p, { name: 'p', oldObject: pod({}) }));
     await plugin.validate(attrs('', 'pods', 'UPDATE', p, { name: 'p', oldObject: pod({}) }));
     assert.deepEqual((p.spec as any).containers[0].resources, {});
     await plugin.validate(attrs('', 'pods', 'CREATE', { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'p' } }, { subresource: 'binding' }));
+    const resized = pod({ containers: [container('c', { cpu: '500m' }, { cpu: '500m' })] });
+    const err = await rejection(plugin.validate(attrs('', 'pods', 'UPDATE', resized, { subresource: 'resize', name: 'p', oldObject: pod({}) })));
+    assert.equal(err.message, 'pods "p" is forbidden: minimum cpu usage per Container is 1, but request is 500m', 'a resize is checked');
   });
 
   it('pod totals: sidecars add up, init containers take the maximum, overhead adds to requests', () => {
@@ -122,5 +125,21 @@ describe('LimitRanger admission', () => {
     };
     assert.equal(formatQuantity(podTotal(spec as never, 'requests').get('cpu')!), '1060m');
     assert.equal(formatQuantity(podTotal(spec as never, 'limits').get('cpu')!), '1010m');
+  });
+});
+
+describe('LimitRanger live lookups', () => {
+  it('reads the store when the informer has no range for the namespace yet, at most once per namespace and 30 s', async () => {
+    let now = 0;
+    const lister = fixedLister([], [limitRange([{ type: 'Container', default: { cpu: '1' }, defaultRequest: { cpu: '1' } }])]);
+    const plugin = new LimitRanger(lister, () => now);
+    const first = pod({ containers: [container('c')] });
+    await plugin.admit(attrs('', 'pods', 'CREATE', first));
+    assert.deepEqual((first.spec as any).containers[0].resources, { requests: { cpu: '1' }, limits: { cpu: '1' } }, 'a range created a moment ago applies');
+    await plugin.admit(attrs('', 'pods', 'CREATE', pod({ containers: [container('c')] })));
+    assert.equal(lister.liveLists, 1);
+    now += 30_001;
+    await plugin.admit(attrs('', 'pods', 'CREATE', pod({ containers: [container('c')] })));
+    assert.equal(lister.liveLists, 2);
   });
 });
