@@ -12,8 +12,9 @@ import type { ResourceScope } from '../scope.js';
  * Binding a pod to a node (what a scheduler does): POST of a v1 Binding to
  * pods/<name>/binding or to the bindings resource. The pod gets spec.nodeName
  * and a PodScheduled=True condition; a pod already bound is a 409.
+ * `copyLabels`: the PodTopologyLabelsAdmission feature gate.
  */
-export async function handleBinding(scope: ResourceScope, pods: ResourceStore, admission: AdmissionChain): Promise<void> {
+export async function handleBinding(scope: ResourceScope, pods: ResourceStore, admission: AdmissionChain, copyLabels = true): Promise<void> {
   const { ctx } = scope;
   const neg = scope.negotiate({ table: false });
   const opts = parseWriteOptions(scope, 'CreateOptions');
@@ -45,10 +46,10 @@ export async function handleBinding(scope: ResourceScope, pods: ResourceStore, a
     if (spec.nodeName) throw conflict({ group: '', resource: 'pods' }, podName, `pod ${podName} is already assigned to node "${spec.nodeName}"`);
     const next: KubeObject = cloneObject(current);
     next.spec = { ...spec, nodeName };
-    // setPodNodeAndMetadata: the Binding's annotations and labels (PodTopologyLabels puts the node's topology there) go on the pod.
+    // setPodNodeAndMetadata: the Binding's annotations go on the pod, and with PodTopologyLabelsAdmission its labels (that plugin puts the node's topology there).
     const meta = (next.metadata ??= {});
     const bindingAnnotations = stringEntries(binding.metadata?.annotations);
-    const bindingLabels = stringEntries(binding.metadata?.labels);
+    const bindingLabels = copyLabels ? stringEntries(binding.metadata?.labels) : [];
     if (bindingAnnotations.length > 0) meta.annotations = { ...(meta.annotations ?? {}), ...Object.fromEntries(bindingAnnotations) };
     if (bindingLabels.length > 0) meta.labels = { ...(meta.labels ?? {}), ...Object.fromEntries(bindingLabels) };
     const status = { ...((next.status as Record<string, unknown> | undefined) ?? {}) };
