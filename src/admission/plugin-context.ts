@@ -30,6 +30,8 @@ export interface AdmissionPluginContext {
    * its `path` names), undefined when the file has no entry for it.
    */
   readonly configuration: unknown;
+  /** DefaultTolerationSeconds's flags (--default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds); 300 each when absent. */
+  readonly defaultTolerationSeconds?: { notReady: number; unreachable: number };
   /** Aborted when the server stops: plugins end their informers and timers. */
   readonly shutdown: AbortSignal;
 }

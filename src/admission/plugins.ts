@@ -11,6 +11,18 @@ import { defaultStorageClass } from './storage/default-storage-class.js';
 import { PersistentVolumeClaimResize } from './storage/pvc-resize.js';
 import { StorageObjectInUseProtection } from './storage/storage-object-in-use-protection.js';
 import { newPodSecurityPlugin } from './pod-security/plugin.js';
+import { AlwaysPullImages } from './always-pull-images.js';
+import { DefaultTolerationSeconds } from './default-toleration-seconds.js';
+import { ExtendedResourceToleration } from './extended-resource-toleration.js';
+import { LimitRanger } from './limit-ranger.js';
+import { PluginLister } from './lister.js';
+import { PodNodeSelector } from './pod-node-selector.js';
+import { PodTolerationRestriction } from './pod-toleration-restriction.js';
+import { PodTopologyLabels } from './pod-topology-labels.js';
+import { PriorityAdmission } from './priority.js';
+import { RuntimeClassAdmission } from './runtime-class.js';
+import { ServiceAccountAdmission } from './service-account.js';
+import { TaintNodesByCondition } from './taint-nodes-by-condition.js';
 
 /**
  * kube-apiserver 1.36's admission plugins in its fixed order
@@ -111,4 +123,16 @@ export const ADMISSION_PLUGIN_FACTORIES: ReadonlyMap<string, AdmissionPluginFact
     return defaultIngressClass(() => classes.list(), () => classes.start());
   }],
   ['PodSecurity', (ctx) => newPodSecurityPlugin(ctx)],
+  // Pod plugins.
+  ['LimitRanger', (ctx) => new LimitRanger(new PluginLister(ctx, '', 'v1', 'limitranges'))],
+  ['ServiceAccount', (ctx) => new ServiceAccountAdmission(ctx.lookup('', 'v1', 'serviceaccounts'))],
+  ['TaintNodesByCondition', () => new TaintNodesByCondition()],
+  ['AlwaysPullImages', () => new AlwaysPullImages()],
+  ['PodNodeSelector', (ctx) => new PodNodeSelector(ctx.lookup('', 'v1', 'namespaces'), ctx.configuration)],
+  ['Priority', (ctx) => new PriorityAdmission(new PluginLister(ctx, 'scheduling.k8s.io', 'v1', 'priorityclasses'), ctx.lookup('scheduling.k8s.io', 'v1', 'priorityclasses'))],
+  ['DefaultTolerationSeconds', (ctx) => new DefaultTolerationSeconds(ctx.defaultTolerationSeconds?.notReady, ctx.defaultTolerationSeconds?.unreachable)],
+  ['PodTolerationRestriction', (ctx) => new PodTolerationRestriction(ctx.lookup('', 'v1', 'namespaces'), ctx.configuration)],
+  ['ExtendedResourceToleration', () => new ExtendedResourceToleration()],
+  ['RuntimeClass', (ctx) => new RuntimeClassAdmission(ctx.lookup('node.k8s.io', 'v1', 'runtimeclasses'))],
+  ['PodTopologyLabels', (ctx) => new PodTopologyLabels(ctx.lookup('', 'v1', 'nodes'), ctx.featureGates.enabled('PodTopologyLabelsAdmission'))],
 ]);

@@ -92,7 +92,7 @@ const SUBRESOURCE_BEHAVIOURS: Record<Exclude<SubresourceKind, 'status' | 'approv
   scale: (scope, deps) => handleScale(scope, deps.admission),
   eviction: (scope, deps) =>
     handleEviction(scope, { pods: scope.store, podDisruptionBudgets: deps.registry.storeFor(deps.catalog.resource('policy', 'v1', 'poddisruptionbudgets')!) }, deps.admission),
-  binding: (scope, deps) => handleBinding(scope, podsStore(deps), deps.admission),
+  binding: (scope, deps) => handleBinding(scope, podsStore(deps), deps.admission, deps.featureGates.enabled('PodTopologyLabelsAdmission')),
   token: (scope, deps) => {
     if (!deps.serviceAccountTokens) throw notImplemented('the serviceaccounts/token subresource');
     const core = (name: string): ResourceStore => deps.registry.storeFor(deps.catalog.resource('', 'v1', name)!);
@@ -102,7 +102,7 @@ const SUBRESOURCE_BEHAVIOURS: Record<Exclude<SubresourceKind, 'status' | 'approv
 
 /** The create of a resource without storage (descriptor.virtual). */
 function virtualCreate(kind: VirtualKind, scope: ResourceScope, deps: ResourceDeps): Promise<void> {
-  if (kind === 'binding') return handleBinding(scope, podsStore(deps), deps.admission);
+  if (kind === 'binding') return handleBinding(scope, podsStore(deps), deps.admission, deps.featureGates.enabled('PodTopologyLabelsAdmission'));
   return handleReview(scope, kind, { authorizer: deps.authorizer, tokenReviewer: deps.tokenReviewer, apiAudiences: deps.serviceAccountTokens?.settings.audiences });
 }
 

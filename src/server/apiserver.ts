@@ -33,6 +33,7 @@ import type { KubeObject } from '../machinery/object.js';
 import type { ServerConfig } from './config.js';
 import type { Controller } from '../controllers/controller.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
+import { SystemPriorityClasses } from '../controllers/system-priority-classes.js';
 import { NamespaceDeleter } from '../controllers/namespace-deleter.js';
 import { SystemNamespaces } from '../controllers/system-namespaces.js';
 import { KubernetesService } from '../controllers/kubernetes-service.js';
@@ -153,6 +154,7 @@ export class ApiServer {
   /** Requests to deprecated API versions (apiserver_requested_deprecated_apis). */
   private readonly deprecatedApis = new DeprecatedApiRequests({ major: 1, minor: Number(KUBERNETES_MINOR) });
   private systemNamespaces!: SystemNamespaces;
+  private systemPriorityClasses: SystemPriorityClasses | undefined;
   private stopCompactor: (() => void) | undefined;
   /** Set when several processes may share the store (etcd3 with --leader-elect). */
   private elector: LeaderElector | undefined;
@@ -228,6 +230,7 @@ export class ApiServer {
         authorizer: this.authorizer,
         featureGates: cfg.featureGates,
         logger: this.logger,
+        ...(cfg.defaultTolerationSeconds ? { defaultTolerationSeconds: cfg.defaultTolerationSeconds } : {}),
         shutdown: this.shutdownController.signal,
       },
       this.options.admissionConfigurations ?? new Map(),
@@ -241,6 +244,13 @@ export class ApiServer {
     this.systemNamespaces = new SystemNamespaces(namespaces, this.client('kube-apiserver'));
     await this.systemNamespaces.start();
     this.controllers.push(this.systemNamespaces);
+    // kube's scheduling/bootstrap-system-priority-classes hook, on every process.
+    const priorityClasses = this.catalog.resource('scheduling.k8s.io', 'v1', 'priorityclasses');
+    if (priorityClasses) {
+      this.systemPriorityClasses = new SystemPriorityClasses(this.registry.storeFor(priorityClasses), this.client('kube-apiserver'));
+      await this.systemPriorityClasses.start();
+      this.controllers.push(this.systemPriorityClasses);
+    }
     this.elector = this.leaderElector();
     this.elector?.start();
     this.authz.startBootstrap(this.client('kube-apiserver'));
@@ -468,6 +478,16 @@ export class ApiServer {
         if (this.uptimeMs >= this.config.livezGracePeriod) systemNamespacesDone();
       },
     });
+    const priorityClassBootstrap = this.systemPriorityClasses;
+    if (priorityClassBootstrap) {
+      this.health.add({
+        name: 'poststarthook/scheduling/bootstrap-system-priority-classes',
+        endpoints: ['readyz', 'healthz'],
+        check: () => {
+          if (!priorityClassBootstrap.done) throw new Error('not finished');
+        },
+      });
+    }
     const rbacBootstrap = this.authz.bootstrap;
     if (rbacBootstrap) {
       this.health.add({

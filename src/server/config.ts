@@ -74,6 +74,8 @@ export interface ServerConfig {
    * default-on set Capstan has built (server/admission-setup.ts).
    */
   admission?: { enablePlugins?: string[]; disablePlugins?: string[]; configFile?: string };
+  /** --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds (DefaultTolerationSeconds; 300 each when absent). */
+  defaultTolerationSeconds?: { notReady: number; unreachable: number };
   /** --feature-gates, over the defaults. */
   featureGates: FeatureGates;
   /** --anonymous-auth: requests no authenticator has an opinion on are system:anonymous. */

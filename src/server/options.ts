@@ -57,6 +57,8 @@ export const FLAG_SPECS: FlagSpec[] = [
   { name: 'authorization-webhook-cache-authorized-ttl', type: 'duration', default: '5m0s', help: "The duration to cache 'authorized' responses from the webhook authorizer." },
   { name: 'authorization-webhook-cache-unauthorized-ttl', type: 'duration', default: '30s', help: "The duration to cache 'unauthorized' responses from the webhook authorizer." },
   { name: 'authorization-config', type: 'string', default: '', help: 'File with Authorization Configuration to configure the authorizer chain. Requires feature gate StructuredAuthorizationConfiguration. This flag is mutually exclusive with the other --authorization-mode and --authorization-webhook-* flags.' },
+  { name: 'default-not-ready-toleration-seconds', type: 'int', default: '300', help: 'Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.' },
+  { name: 'default-unreachable-toleration-seconds', type: 'int', default: '300', help: 'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.' },
   { name: 'v', type: 'int', default: '0', help: 'Number for the log level verbosity.' },
   { name: 'help', type: 'bool', default: 'false', help: 'Help for serve.' },
   { name: 'feature-gates', type: 'stringArray', default: '', help: featureGatesHelp() },
@@ -165,6 +167,12 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     ...(str(p, 'authorization-config') ? { authorizationConfigFile: resolve(cwd, str(p, 'authorization-config')) } : { authorizationModes }),
   };
   if (maxWatchBuffered > 0) config.maxWatchBufferedBytes = maxWatchBuffered;
+  if (p.set.has('default-not-ready-toleration-seconds') || p.set.has('default-unreachable-toleration-seconds')) {
+    config.defaultTolerationSeconds = {
+      notReady: p.values.get('default-not-ready-toleration-seconds') as number,
+      unreachable: p.values.get('default-unreachable-toleration-seconds') as number,
+    };
+  }
   if (str(p, 'tls-cert-file')) config.tlsCertFile = resolve(cwd, str(p, 'tls-cert-file'));
   if (str(p, 'tls-private-key-file')) config.tlsPrivateKeyFile = resolve(cwd, str(p, 'tls-private-key-file'));
   if (str(p, 'client-ca-file')) config.clientCaFile = resolve(cwd, str(p, 'client-ca-file'));

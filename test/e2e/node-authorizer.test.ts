@@ -29,6 +29,8 @@ describe('Node authorizer', () => {
     await server.start();
     admin = server.client('node-authorizer-test');
     const pods = { group: '', version: 'v1', resource: 'pods', namespace: 'default' };
+    // The ServiceAccount admission plugin admits pods of existing accounts only.
+    await admin.create({ group: '', version: 'v1', resource: 'serviceaccounts', namespace: 'default' }, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa1' } });
     await admin.create(pods, {
       apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p1' },
       spec: {

@@ -229,6 +229,13 @@ describe('serve configuration', () => {
     for (const [value, message] of cases) flagError(() => configFromFlags([`--feature-gates=${value}`], cwd), message);
   });
 
+  it('--default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds: 300 each unless given', () => {
+    assert.equal(configFromFlags([], cwd).config.defaultTolerationSeconds, undefined, 'the plugin\'s own 300 s');
+    const { config } = configFromFlags(['--default-not-ready-toleration-seconds=60', '--default-unreachable-toleration-seconds', '90'], cwd);
+    assert.deepEqual(config.defaultTolerationSeconds, { notReady: 60, unreachable: 90 });
+    assert.deepEqual(configFromFlags(['--default-unreachable-toleration-seconds=5'], cwd).config.defaultTolerationSeconds, { notReady: 300, unreachable: 5 });
+  });
+
   it('every flag has help text and a parseable default', () => {
     for (const s of FLAG_SPECS) assert.ok(s.help.length > 0, s.name);
     assert.doesNotThrow(() => parseFlags([], FLAG_SPECS));

@@ -12,8 +12,9 @@ import type { ResourceScope } from '../scope.js';
  * Binding a pod to a node (what a scheduler does): POST of a v1 Binding to
  * pods/<name>/binding or to the bindings resource. The pod gets spec.nodeName
  * and a PodScheduled=True condition; a pod already bound is a 409.
+ * `copyLabels`: the PodTopologyLabelsAdmission feature gate.
  */
-export async function handleBinding(scope: ResourceScope, pods: ResourceStore, admission: AdmissionChain): Promise<void> {
+export async function handleBinding(scope: ResourceScope, pods: ResourceStore, admission: AdmissionChain, copyLabels = true): Promise<void> {
   const { ctx } = scope;
   const neg = scope.negotiate({ table: false });
   const opts = parseWriteOptions(scope, 'CreateOptions');
@@ -45,6 +46,12 @@ export async function handleBinding(scope: ResourceScope, pods: ResourceStore, a
     if (spec.nodeName) throw conflict({ group: '', resource: 'pods' }, podName, `pod ${podName} is already assigned to node "${spec.nodeName}"`);
     const next: KubeObject = cloneObject(current);
     next.spec = { ...spec, nodeName };
+    // setPodNodeAndMetadata: the Binding's annotations go on the pod, and with PodTopologyLabelsAdmission its labels (that plugin puts the node's topology there).
+    const meta = (next.metadata ??= {});
+    const bindingAnnotations = stringEntries(binding.metadata?.annotations);
+    const bindingLabels = copyLabels ? stringEntries(binding.metadata?.labels) : [];
+    if (bindingAnnotations.length > 0) meta.annotations = { ...(meta.annotations ?? {}), ...Object.fromEntries(bindingAnnotations) };
+    if (bindingLabels.length > 0) meta.labels = { ...(meta.labels ?? {}), ...Object.fromEntries(bindingLabels) };
     const status = { ...((next.status as Record<string, unknown> | undefined) ?? {}) };
     const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as Array<Record<string, unknown>>;
     status.conditions = [...conditions.filter((c) => c.type !== 'PodScheduled'), { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: nowTimestamp() }];
@@ -52,4 +59,8 @@ export async function handleBinding(scope: ResourceScope, pods: ResourceStore, a
     return next;
   });
   writeEncoded(ctx, 201, { ...successStatus(), code: 201 }, neg.encoding);
+}
+
+function stringEntries(map: unknown): Array<[string, string]> {
+  return isPlainObject(map) ? Object.entries(map as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string') : [];
 }
