@@ -30,6 +30,8 @@ export interface AdmissionPluginContext {
    * its `path` names), undefined when the file has no entry for it.
    */
   readonly configuration: unknown;
+  /** --enable-aggregator-routing: services (webhooks') are reached at an endpoint rather than their cluster IP. */
+  readonly enableAggregatorRouting?: boolean;
   /** Aborted when the server stops: plugins end their informers and timers. */
   readonly shutdown: AbortSignal;
 }

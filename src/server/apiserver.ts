@@ -197,6 +197,7 @@ export class ApiServer {
         authorizer: this.authorizer,
         featureGates: cfg.featureGates,
         logger: this.logger,
+        enableAggregatorRouting: cfg.enableAggregatorRouting ?? false,
         shutdown: this.shutdownController.signal,
       },
       new Map(),

@@ -72,6 +72,8 @@ export interface ServerConfig {
    * default-on set Capstan has built (server/admission-setup.ts).
    */
   admission?: { enablePlugins?: string[]; disablePlugins?: string[]; configFile?: string };
+  /** --enable-aggregator-routing: admission webhooks' services are reached at an EndpointSlice endpoint rather than the cluster IP. */
+  enableAggregatorRouting?: boolean;
   /** --feature-gates, over the defaults. */
   featureGates: FeatureGates;
   /** --anonymous-auth: requests no authenticator has an opinion on are system:anonymous. */
