@@ -222,6 +222,14 @@ describe('admission webhooks', () => {
     await remove('Validating', 'guard');
   });
 
+  it('refuses a configuration kube refuses, with its message', async () => {
+    const res = await http(c(), 'POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {
+      body: { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'bad' }, webhooks: [hook('bad.example.com', '/deny', 'bad', { timeoutSeconds: 31 })] },
+    });
+    assert.equal(res.status, 422);
+    assert.equal(res.json.message, 'ValidatingWebhookConfiguration.admissionregistration.k8s.io "bad" is invalid: webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds');
+  });
+
   it('a webhook on a custom resource', async () => {
     const crd = {
       apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' },

@@ -4,7 +4,6 @@ import {
   RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS, type CelEnvironment, type CelValue, type Program,
 } from '../../cel/index.js';
 import { newAuthorizer, type AuthorizerBinding } from '../../cel/libraries/authz.js';
-import type { FieldError } from '../../machinery/errors.js';
 import type { AdmissionAttributes } from '../admission.js';
 import type { AdmissionRequestJson } from './admission-request.js';
 
@@ -16,48 +15,13 @@ import type { AdmissionRequestJson } from './admission-request.js';
  * failure policy's to decide (Fail: the request fails, Ignore: skipped).
  */
 
-export const MAX_ADMISSION_MATCH_CONDITIONS = 64;
-
 export interface MatchConditionSpec {
   name: string;
   expression: string;
 }
 
-/** kube's validateMatchConditionsExpression: the compile error's detail, or undefined. */
-export function matchConditionCompileError(expression: string, environment: CelEnvironment = webhookMatchConditionEnvironment()): string | undefined {
-  const r = compile(expression, environment, { returnTypes: ['bool'] });
-  return r.ok ? undefined : r.error.detail;
-}
-
-/** kube's validateMatchConditions (names are qualified names, checked by the caller's name validation through `validateName`). */
-export function validateMatchConditions(
-  conditions: readonly MatchConditionSpec[],
-  path: string,
-  validateName: (name: string, field: string) => FieldError[],
-  environment: CelEnvironment = webhookMatchConditionEnvironment(),
-): FieldError[] {
-  const errs: FieldError[] = [];
-  if (conditions.length > MAX_ADMISSION_MATCH_CONDITIONS) {
-    errs.push({ type: 'FieldValueTooMany', field: path, value: conditions.length, detail: `must have at most ${MAX_ADMISSION_MATCH_CONDITIONS} items` });
-  }
-  const names = new Set<string>();
-  conditions.forEach((c, i) => {
-    const at = `${path}[${i}]`;
-    const expression = (c.expression ?? '').trim();
-    if (expression === '') errs.push({ type: 'FieldValueRequired', field: `${at}.expression` });
-    else {
-      const detail = matchConditionCompileError(expression, environment);
-      if (detail !== undefined) errs.push({ type: 'FieldValueInvalid', field: `${at}.expression`, value: c.expression, detail });
-    }
-    if (!c.name) errs.push({ type: 'FieldValueRequired', field: `${at}.name` });
-    else errs.push(...validateName(c.name, `${at}.name`));
-    if (c.name) {
-      if (names.has(c.name)) errs.push({ type: 'FieldValueDuplicate', field: `${at}.name`, value: c.name });
-      else names.add(c.name);
-    }
-  });
-  return errs;
-}
+/** Validation of matchConditions lives with the other admissionregistration validation (registry/validation), which cannot import from here. */
+export { MAX_MATCH_CONDITIONS as MAX_ADMISSION_MATCH_CONDITIONS, validateMatchConditions } from '../../registry/validation/admissionregistration.js';
 
 /** matches, or the name of the condition that was false; or the errors for the failure policy to decide. */
 export type ConditionsResult =
