@@ -21,6 +21,7 @@ import { rbacSection } from './rbac.js';
 import { fieldValidationSection, type FieldValidationResult } from './field-validation.js';
 import { celSection, type CelBenchResult } from './cel.js';
 import { customResourcesSection, type CustomResourcesResult } from './custom-resources.js';
+import { admissionSection } from './admission.js';
 
 /**
  * `npm run bench`: Capstan over HTTPS, each measurement beside a baseline in
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
   let etcd: EtcdResult | undefined;
   let rbac: PhaseResult[] = [];
   let customResources: CustomResourcesResult | undefined;
+  let admission: PhaseResult[] = [];
 
   if (cfg.sections.has('core') || cfg.sections.has('writes') || cfg.sections.has('list') || cfg.sections.has('watch')) {
     const dataDir = tempDir('capstan-bench-');
@@ -145,6 +147,11 @@ async function main(): Promise<void> {
     }
   }
 
+  if (cfg.sections.has('admission')) {
+    log('admission: creates with no admission, default plugins, and 1 or 5 webhooks');
+    admission = await admissionSection(cfg, log);
+  }
+
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   const report: Report = {
     date: new Date().toISOString(),
@@ -169,6 +176,7 @@ async function main(): Promise<void> {
     ...(etcd ? { etcd } : {}),
     ...(rbac.length > 0 ? { rbac } : {}),
     ...(customResources ? { customResources } : {}),
+    ...(admission.length > 0 ? { admission } : {}),
     totalSeconds: round((performance.now() - began) / 1000, 1),
   };
   const dir = join(ROOT, 'bench', 'results');
