@@ -133,6 +133,20 @@ describe('webhook dispatch', () => {
     await assert.rejects(new MutatingWebhookPlugin(kind.source, matcher, kind.clients, abort).admit(attrs()), (e: unknown) => e instanceof ApiError && e.code === 500);
   });
 
+  it('decodes the patched object as its type: unknown fields dropped, wrongly typed values an internal error', async () => {
+    const extra = fakes([config('Mutating', [{ name: 'extra.example.com' }])], patching([{ op: 'add', path: '/bogus', value: 1 }, { op: 'add', path: '/data/c', value: 'd' }]));
+    const a = attrs();
+    await new MutatingWebhookPlugin(extra.source, matcher, extra.clients, abort).admit(a);
+    assert.deepEqual(a.object, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'ns' }, data: { a: 'b', c: 'd' } });
+    const typed = fakes([config('Mutating', [{ name: 'typed.example.com' }])], patching([{ op: 'replace', path: '/data', value: 7 }]));
+    await assert.rejects(new MutatingWebhookPlugin(typed.source, matcher, typed.clients, abort).admit(attrs()), (e: unknown) => {
+      assert.ok(e instanceof ApiError);
+      assert.equal(e.code, 500);
+      assert.match(e.status.message ?? '', /^Internal error occurred: json: cannot unmarshal number into Go struct field ConfigMap\.data of type map\[string\]string$/);
+      return true;
+    });
+  });
+
   it('a second pass calls again only IfNeeded webhooks that ran before a change', async () => {
     const f = fakes([config('Mutating', [
       { name: 'again.example.com', reinvocationPolicy: 'IfNeeded' },

@@ -1,6 +1,9 @@
 import { internalError, isApiError } from '../../machinery/errors.js';
 import { cloneObject, type KubeObject } from '../../machinery/object.js';
 import { applyJsonPatch } from '../../patch/json-patch.js';
+import type { ResourceInfo } from '../../api/types.js';
+import { loadDefinitions } from '../../api/definitions.js';
+import { fieldTypeFor, goDecodeError, pruneUnknownFields } from '../../validation/fields/index.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission.js';
 import type { MatchedVersion } from '../matching/admission-request.js';
 import { convertForMatch } from '../matching/equivalents.js';
@@ -138,7 +141,7 @@ export class MutatingWebhookPlugin implements AdmissionPlugin {
     } catch (e) {
       throw internalError(e);
     }
-    const decoded = decodePatched(patched, object);
+    const decoded = decodePatched(patched, object, version.resource, attrs.subresource);
     const before = JSON.stringify(object);
     const changed = JSON.stringify(decoded) !== before;
     attrs.addAuditAnnotation?.(`${PATCH_ANNOTATION_PREFIX}round_${round}_index_${index}`, JSON.stringify({ configuration: hook.configurationName, webhook: hook.name, patch: operations, patchType: 'JSONPatch' }));
@@ -147,17 +150,25 @@ export class MutatingWebhookPlugin implements AdmissionPlugin {
   }
 }
 
-/** The patched object must still be an object of the same kind (kube decodes it into the versioned type). */
-function decodePatched(patched: unknown, original: KubeObject): KubeObject {
+/**
+ * The patched object as kube decodes it into the versioned type: still an
+ * object of the same kind, every value of its Go type (else an internal
+ * error with the decoder's text), fields the type does not have dropped.
+ * Custom resources decode as unstructured objects: nothing is checked here.
+ */
+function decodePatched(patched: unknown, original: KubeObject, resource: ResourceInfo, subresource: string): KubeObject {
   if (patched === null || typeof patched !== 'object' || Array.isArray(patched)) throw internalError('couldn\'t get version/kind; json parse error: the patched object is not a JSON object');
   const obj = patched as KubeObject;
   if (obj.apiVersion !== original.apiVersion || obj.kind !== original.kind) {
     throw internalError(`the patched object's apiVersion/kind ${String(obj.apiVersion)}/${String(obj.kind)} is not ${String(original.apiVersion)}/${String(original.kind)}`);
   }
-  if (obj.metadata !== undefined && (obj.metadata === null || typeof obj.metadata !== 'object' || Array.isArray(obj.metadata))) {
-    throw internalError('json: cannot unmarshal into Go struct field .metadata of type v1.ObjectMeta');
-  }
-  return obj;
+  const sub = subresource ? resource.subresources.find((s) => s.name === subresource) : undefined;
+  const definition = sub && sub.kind !== resource.kind ? sub.definition : resource.definition;
+  const type = definition ? fieldTypeFor(loadDefinitions(), definition) : undefined;
+  if (!type || !definition) return obj;
+  const error = goDecodeError(JSON.stringify(obj), definition);
+  if (error !== undefined) throw internalError(error);
+  return pruneUnknownFields(obj, type) as KubeObject;
 }
 
 /**
