@@ -26,6 +26,7 @@ export interface Answer {
 }
 
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+const MAX_AGENTS = 256;
 
 interface Target {
   /** The URL kube names in its errors (with the timeout parameter client-go adds). */
@@ -132,9 +133,19 @@ export class WebhookClients {
   private agentFor(ca: string | undefined, servername: string): Agent {
     const key = `${ca ? createHash('sha256').update(ca).digest('hex') : 'system'}|${servername}`;
     let agent = this.agents.get(key);
-    if (!agent) {
-      agent = new Agent({ keepAlive: true, maxSockets: 64, ...(ca ? { ca } : {}) });
+    if (agent) {
+      // most recently used last, so that the bound below drops the oldest
+      this.agents.delete(key);
       this.agents.set(key, agent);
+      return agent;
+    }
+    agent = new Agent({ keepAlive: true, maxSockets: 64, ...(ca ? { ca } : {}) });
+    this.agents.set(key, agent);
+    // configurations come and go with their CA bundles: keep the agents (and their idle sockets) bounded
+    if (this.agents.size > MAX_AGENTS) {
+      const [oldest, old] = this.agents.entries().next().value as [string, Agent];
+      this.agents.delete(oldest);
+      old.destroy();
     }
     return agent;
   }
