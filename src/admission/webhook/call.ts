@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { forbidden, type ApiError } from '../../machinery/errors.js';
+import { forbidden, internalError, isApiError, type ApiError } from '../../machinery/errors.js';
 import type { AdmissionAttributes } from '../admission.js';
 import { admissionRequest, type MatchedVersion } from '../matching/admission-request.js';
 import { kindOf } from '../matching/equivalents.js';
 import type { AdmissionMatcher } from '../matching/matcher.js';
 import type { VersionedObjects } from '../matching/matcher.js';
 import { CallFailure, type WebhookClients } from './client.js';
+import { webhookMetrics, type WebhookStep } from './metrics.js';
+import type { WebhookSource } from './source.js';
 import type { Webhook } from './configuration.js';
 import { admissionReview, deniedError, dryRunUnsupported, reviewVersion, UNSUPPORTED_REVIEW_VERSIONS, verifyResponse, type ReviewResponse } from './review.js';
 
@@ -68,4 +70,43 @@ export async function callHook(hook: Webhook, attrs: AdmissionAttributes, versio
   for (const w of response.warnings) attrs.addWarning?.(w);
   if (!response.allowed) throw new WebhookRejection(deniedError(hook.name, response.result));
   return response;
+}
+
+/** What both webhook plugins are made of: their configurations, the matcher and the HTTPS clients. */
+export abstract class WebhookPluginBase {
+  constructor(
+    protected readonly source: WebhookSource,
+    protected readonly matcher: AdmissionMatcher,
+    protected readonly clients: WebhookClients,
+    private readonly shutdown: AbortSignal,
+  ) {}
+
+  async start(): Promise<void> {
+    this.shutdown.addEventListener('abort', () => this.clients.close(), { once: true });
+    await this.source.start(this.shutdown);
+  }
+}
+
+/**
+ * kube's dispatchers on a call that did not succeed: the metrics, and the
+ * error the request fails with; undefined when the failure policy lets the
+ * request through (the caller records the failed-open annotation).
+ */
+export function settleFailure(err: unknown, hook: Webhook, step: WebhookStep, operation: string, seconds: number): Error | undefined {
+  const ignore = hook.failurePolicy === 'Ignore';
+  if (err instanceof CallingWebhookError) {
+    if (!ignore) webhookMetrics.rejection(hook.name, step, operation, 'calling_webhook_error', err.statusCode);
+    webhookMetrics.observe(hook.name, step, operation, seconds, !ignore, err.statusCode);
+    if (!ignore) return internalError(err);
+    webhookMetrics.failOpen(hook.name, step);
+    return undefined;
+  }
+  if (err instanceof WebhookRejection) {
+    webhookMetrics.rejection(hook.name, step, operation, 'no_error', err.error.code);
+    webhookMetrics.observe(hook.name, step, operation, seconds, true, err.error.code);
+    return err.error;
+  }
+  webhookMetrics.rejection(hook.name, step, operation, 'apiserver_internal_error', 0);
+  webhookMetrics.observe(hook.name, step, operation, seconds, true, 0);
+  return isApiError(err) ? err : internalError(err);
 }

@@ -1,4 +1,4 @@
-import { internalError, isApiError } from '../../machinery/errors.js';
+import { internalError } from '../../machinery/errors.js';
 import { cloneObject, type KubeObject } from '../../machinery/object.js';
 import { applyJsonPatch } from '../../patch/json-patch.js';
 import type { ResourceInfo } from '../../api/types.js';
@@ -7,13 +7,11 @@ import { fieldTypeFor, goDecodeError, pruneUnknownFields } from '../../validatio
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission.js';
 import type { MatchedVersion } from '../matching/admission-request.js';
 import { convertForMatch } from '../matching/equivalents.js';
-import { VersionedObjects, type AdmissionMatcher } from '../matching/matcher.js';
+import { VersionedObjects } from '../matching/matcher.js';
 import { isExemptAdmissionConfigurationResource } from '../matching/rules.js';
-import { callHook, CallingWebhookError, shouldCallHook, WebhookRejection } from './call.js';
-import type { WebhookClients } from './client.js';
+import { callHook, CallingWebhookError, settleFailure, shouldCallHook, WebhookPluginBase } from './call.js';
 import type { Webhook } from './configuration.js';
 import { webhookMetrics } from './metrics.js';
-import type { WebhookSource } from './source.js';
 
 /**
  * MutatingAdmissionWebhook (kube's mutating dispatcher): webhooks in order,
@@ -41,20 +39,8 @@ class ReinvokeState {
   }
 }
 
-export class MutatingWebhookPlugin implements AdmissionPlugin {
+export class MutatingWebhookPlugin extends WebhookPluginBase implements AdmissionPlugin {
   readonly name = MUTATING_PLUGIN_NAME;
-
-  constructor(
-    private readonly source: WebhookSource,
-    private readonly matcher: AdmissionMatcher,
-    private readonly clients: WebhookClients,
-    private readonly shutdown: AbortSignal,
-  ) {}
-
-  async start(): Promise<void> {
-    this.shutdown.addEventListener('abort', () => this.clients.close(), { once: true });
-    await this.source.start(this.shutdown);
-  }
 
   async admit(attrs: AdmissionAttributes): Promise<void> {
     if (isExemptAdmissionConfigurationResource(attrs)) return;
@@ -92,7 +78,6 @@ export class MutatingWebhookPlugin implements AdmissionPlugin {
   private async call(hook: Webhook, attrs: AdmissionAttributes, version: MatchedVersion, round: number, index: number): Promise<boolean> {
     const started = performance.now();
     const seconds = (): number => (performance.now() - started) / 1000;
-    const ignore = hook.failurePolicy === 'Ignore';
     let changed = false;
     try {
       const response = await callHook(hook, attrs, version, this.clients, true);
@@ -100,24 +85,10 @@ export class MutatingWebhookPlugin implements AdmissionPlugin {
       webhookMetrics.observe(hook.name, 'admit', attrs.operation, seconds(), false, 200);
       return changed;
     } catch (err) {
-      if (err instanceof CallingWebhookError) {
-        if (!ignore) webhookMetrics.rejection(hook.name, 'admit', attrs.operation, 'calling_webhook_error', err.statusCode);
-        webhookMetrics.observe(hook.name, 'admit', attrs.operation, seconds(), !ignore, err.statusCode);
-        if (ignore) {
-          webhookMetrics.failOpen(hook.name, 'admit');
-          attrs.addAuditAnnotation?.(`${FAILED_OPEN_ANNOTATION_PREFIX}round_${round}_index_${index}`, hook.name);
-          return false;
-        }
-        throw internalError(err);
-      }
-      if (err instanceof WebhookRejection) {
-        webhookMetrics.rejection(hook.name, 'admit', attrs.operation, 'no_error', err.error.code);
-        webhookMetrics.observe(hook.name, 'admit', attrs.operation, seconds(), true, err.error.code);
-        throw err.error;
-      }
-      webhookMetrics.rejection(hook.name, 'admit', attrs.operation, 'apiserver_internal_error', 0);
-      webhookMetrics.observe(hook.name, 'admit', attrs.operation, seconds(), true, 0);
-      throw isApiError(err) ? err : internalError(err);
+      const failure = settleFailure(err, hook, 'admit', attrs.operation, seconds());
+      if (failure) throw failure;
+      attrs.addAuditAnnotation?.(`${FAILED_OPEN_ANNOTATION_PREFIX}round_${round}_index_${index}`, hook.name);
+      return false;
     } finally {
       attrs.addAuditAnnotation?.(`${MUTATION_ANNOTATION_PREFIX}round_${round}_index_${index}`, JSON.stringify({ configuration: hook.configurationName, webhook: hook.name, mutated: changed }));
     }
