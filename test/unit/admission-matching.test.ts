@@ -209,6 +209,12 @@ describe('admission matching: matchConditions', () => {
     assert.deepEqual(falseToo, { matches: false, failedCondition: 'no' });
   });
 
+  it('a condition that does not compile (stored before validation refused it) is an error on every request', async () => {
+    const bad = await new MatchConditions([{ name: 'bad', expression: 'object.x ==' }], 'Fail', undefined).evaluate(input(a));
+    assert.ok('error' in bad && bad.error.message.startsWith('compilation error: compilation failed: ERROR: <input>:1:'), JSON.stringify('error' in bad && bad.error.message));
+    assert.deepEqual(await new MatchConditions([{ name: 'bad', expression: 'object.x ==' }], 'Ignore', undefined).evaluate(input(a)), { matches: false });
+  });
+
   it('asks the authorizer, and authorizer.requestResource names the request', async () => {
     const seen: unknown[] = [];
     const authorizer: Authorizer = {

@@ -40,9 +40,12 @@ export interface ConditionInput {
 
 /** The compiled conditions of one webhook or policy. */
 export class MatchConditions {
-  private readonly programs: { name: string; program: Program }[];
+  private readonly programs: { name: string; program: Program | { compileError: string } }[];
 
-  /** Conditions that validation accepted; one that does not compile throws. */
+  /**
+   * Validation refuses conditions that do not compile; one stored anyway (by
+   * an older server) is, as in kube, an evaluation error on every request.
+   */
   constructor(
     conditions: readonly MatchConditionSpec[],
     private readonly failurePolicy: 'Fail' | 'Ignore',
@@ -51,8 +54,7 @@ export class MatchConditions {
   ) {
     this.programs = conditions.map((c) => {
       const r = compile(c.expression.trim(), environment, { returnTypes: ['bool'] });
-      if (!r.ok) throw new Error(`matchCondition ${JSON.stringify(c.name)} does not compile: ${r.error.detail}`);
-      return { name: c.name, program: r.program };
+      return { name: c.name, program: r.ok ? r.program : { compileError: r.error.detail } };
     });
   }
 
@@ -66,6 +68,10 @@ export class MatchConditions {
     const budget = new CostBudget(RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS);
     const errors: string[] = [];
     for (const { name, program } of this.programs) {
+      if ('compileError' in program) {
+        errors.push(`compilation error: ${program.compileError}`);
+        continue;
+      }
       const r = evaluate(program, activation, { budget });
       let value: unknown;
       if (!r.ok) {

@@ -74,13 +74,7 @@ export function webhooksOf(config: KubeObject, authorizer: Authorizer | undefine
       };
     }
     if (cc.caBundle) clientConfig.caBundle = Buffer.from(cc.caBundle, 'base64').toString('utf8');
-    let conditions: MatchConditions;
-    try {
-      conditions = new MatchConditions(h.matchConditions ?? [], failurePolicy, authorizer);
-    } catch {
-      // validation refuses such objects; one stored before cannot match anything
-      conditions = new MatchConditions([{ name: 'invalid', expression: 'false' }], failurePolicy, authorizer);
-    }
+    const conditions = new MatchConditions(h.matchConditions ?? [], failurePolicy, authorizer);
     return {
       uid: `${configurationName}/${h.name ?? ''}/${i}`,
       configurationName,
