@@ -12,6 +12,7 @@ import { ValidatingWebhookPlugin } from '../../src/admission/webhook/validating.
 import { ApiCatalog } from '../../src/api/catalog.js';
 import { ApiError } from '../../src/machinery/errors.js';
 import type { KubeObject } from '../../src/machinery/object.js';
+import { applyDefaults } from '../../src/registry/defaults/index.js';
 
 /**
  * The webhook plugins' decisions without a network: a fake client answers
@@ -145,6 +146,16 @@ describe('webhook dispatch', () => {
       assert.match(e.status.message ?? '', /^Internal error occurred: json: cannot unmarshal number into Go struct field ConfigMap\.data of type map\[string\]string$/);
       return true;
     });
+  });
+
+  it('defaults the patched object, after deciding whether it changed', async () => {
+    const services = catalog.resource('', 'v1', 'services')!;
+    const cfg = config('Mutating', [{ name: 'port.example.com', rules: [{ operations: ['*'], apiGroups: [''], apiVersions: ['v1'], resources: ['services'] }] }]);
+    const f = fakes([cfg], patching([{ op: 'add', path: '/spec/ports/-', value: { name: 'web', port: 80 } }]));
+    const a = attrs({ resource: services, name: 'svc', object: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc', namespace: 'ns' }, spec: { ports: [{ name: 'dns', port: 53, protocol: 'UDP', targetPort: 53 }] } } });
+    await new MutatingWebhookPlugin(f.source, matcher, f.clients, abort, (info, obj) => applyDefaults(info.group, info.version, info.kind, obj)).admit(a);
+    const ports = (a.object!.spec as { ports: { name: string; protocol?: string; targetPort?: number }[] }).ports;
+    assert.deepEqual(ports[1], { name: 'web', port: 80, protocol: 'TCP', targetPort: 80 });
   });
 
   it('a second pass calls again only IfNeeded webhooks that ran before a change', async () => {

@@ -7,9 +7,11 @@ import { fieldTypeFor, goDecodeError, pruneUnknownFields } from '../../validatio
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission.js';
 import type { MatchedVersion } from '../matching/admission-request.js';
 import { convertForMatch } from '../matching/equivalents.js';
-import { VersionedObjects } from '../matching/matcher.js';
+import { VersionedObjects, type AdmissionMatcher } from '../matching/matcher.js';
 import { isExemptAdmissionConfigurationResource } from '../matching/rules.js';
 import { callHook, CallingWebhookError, settleFailure, shouldCallHook, WebhookPluginBase } from './call.js';
+import type { WebhookClients } from './client.js';
+import type { WebhookSource } from './source.js';
 import type { Webhook } from './configuration.js';
 import { webhookMetrics } from './metrics.js';
 
@@ -39,8 +41,15 @@ class ReinvokeState {
   }
 }
 
+/** kube's object defaulter for a decoded object of a served version: scheme defaults, canonical quantities (in place). */
+export type ObjectDefaulter = (info: ResourceInfo, obj: KubeObject) => void;
+
 export class MutatingWebhookPlugin extends WebhookPluginBase implements AdmissionPlugin {
   readonly name = MUTATING_PLUGIN_NAME;
+
+  constructor(source: WebhookSource, matcher: AdmissionMatcher, clients: WebhookClients, shutdown: AbortSignal, private readonly defaulter?: ObjectDefaulter) {
+    super(source, matcher, clients, shutdown);
+  }
 
   async admit(attrs: AdmissionAttributes): Promise<void> {
     if (isExemptAdmissionConfigurationResource(attrs)) return;
@@ -115,6 +124,8 @@ export class MutatingWebhookPlugin extends WebhookPluginBase implements Admissio
     const decoded = decodePatched(patched, object, version.resource, attrs.subresource);
     const before = JSON.stringify(object);
     const changed = JSON.stringify(decoded) !== before;
+    // kube defaults the patched object after comparing it (a webhook removing a defaulted field is a change)
+    if (this.defaulter && (!attrs.subresource || version.kind.kind === version.resource.kind)) this.defaulter(version.resource, decoded);
     attrs.addAuditAnnotation?.(`${PATCH_ANNOTATION_PREFIX}round_${round}_index_${index}`, JSON.stringify({ configuration: hook.configurationName, webhook: hook.name, patch: operations, patchType: 'JSONPatch' }));
     if (changed) replaceContents(attrs.object, convertForMatch(decoded, version.resource, attrs.resource, attrs.subresource));
     return changed;

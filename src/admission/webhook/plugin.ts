@@ -32,7 +32,11 @@ function parts(ctx: AdmissionPluginContext, resource: string): { source: Webhook
 
 export function mutatingWebhookPlugin(ctx: AdmissionPluginContext): AdmissionPlugin {
   const p = parts(ctx, 'mutatingwebhookconfigurations');
-  return new MutatingWebhookPlugin(p.source, p.matcher, p.clients, ctx.shutdown);
+  return new MutatingWebhookPlugin(p.source, p.matcher, p.clients, ctx.shutdown, (info, obj) => {
+    const descriptor = ctx.registry.descriptorFor(info);
+    descriptor.defaults(info, obj);
+    descriptor.canonicalize(info, obj);
+  });
 }
 
 export function validatingWebhookPlugin(ctx: AdmissionPluginContext): AdmissionPlugin {
