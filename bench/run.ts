@@ -22,6 +22,7 @@ import { fieldValidationSection, type FieldValidationResult } from './field-vali
 import { celSection, type CelBenchResult } from './cel.js';
 import { customResourcesSection, type CustomResourcesResult } from './custom-resources.js';
 import { testServerSection, type TestServerBenchResult } from './test-server.js';
+import { admissionSection } from './admission.js';
 
 /**
  * `npm run bench`: Capstan over HTTPS, each measurement beside a baseline in
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
   let rbac: PhaseResult[] = [];
   let customResources: CustomResourcesResult | undefined;
   let testServer: TestServerBenchResult | undefined;
+  let admission: PhaseResult[] = [];
 
   if (cfg.sections.has('core') || cfg.sections.has('writes') || cfg.sections.has('list') || cfg.sections.has('watch')) {
     const dataDir = tempDir('capstan-bench-');
@@ -152,6 +154,11 @@ async function main(): Promise<void> {
     testServer = await testServerSection(cfg.quick ? 5 : 20);
   }
 
+  if (cfg.sections.has('admission')) {
+    log('admission: creates with no admission, default plugins, and 1 or 5 webhooks');
+    admission = await admissionSection(cfg, log);
+  }
+
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   const report: Report = {
     date: new Date().toISOString(),
@@ -177,6 +184,7 @@ async function main(): Promise<void> {
     ...(rbac.length > 0 ? { rbac } : {}),
     ...(customResources ? { customResources } : {}),
     ...(testServer ? { testServer } : {}),
+    ...(admission.length > 0 ? { admission } : {}),
     totalSeconds: round((performance.now() - began) / 1000, 1),
   };
   const dir = join(ROOT, 'bench', 'results');

@@ -32,6 +32,8 @@ export interface AdmissionPluginContext {
   readonly configuration: unknown;
   /** DefaultTolerationSeconds's flags (--default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds); 300 each when absent. */
   readonly defaultTolerationSeconds?: { notReady: number; unreachable: number };
+  /** --enable-aggregator-routing: services (webhooks') are reached at an endpoint rather than their cluster IP. */
+  readonly enableAggregatorRouting?: boolean;
   /** Aborted when the server stops: plugins end their informers and timers. */
   readonly shutdown: AbortSignal;
 }

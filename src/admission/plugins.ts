@@ -23,6 +23,7 @@ import { PriorityAdmission } from './priority.js';
 import { RuntimeClassAdmission } from './runtime-class.js';
 import { ServiceAccountAdmission } from './service-account.js';
 import { TaintNodesByCondition } from './taint-nodes-by-condition.js';
+import { mutatingWebhookPlugin, validatingWebhookPlugin } from './webhook/plugin.js';
 
 /**
  * kube-apiserver 1.36's admission plugins in its fixed order
@@ -135,4 +136,6 @@ export const ADMISSION_PLUGIN_FACTORIES: ReadonlyMap<string, AdmissionPluginFact
   ['ExtendedResourceToleration', () => new ExtendedResourceToleration()],
   ['RuntimeClass', (ctx) => new RuntimeClassAdmission(ctx.lookup('node.k8s.io', 'v1', 'runtimeclasses'))],
   ['PodTopologyLabels', (ctx) => new PodTopologyLabels(ctx.lookup('', 'v1', 'nodes'), ctx.featureGates.enabled('PodTopologyLabelsAdmission'))],
+  ['MutatingAdmissionWebhook', mutatingWebhookPlugin],
+  ['ValidatingAdmissionWebhook', validatingWebhookPlugin],
 ]);

@@ -4,8 +4,8 @@ import type { Logger } from '../machinery/logger.js';
 import type { KubeObject } from '../machinery/object.js';
 import { Informer } from '../registry/informer.js';
 import type { ResourceStore } from '../registry/resource-store.js';
-import type { ServiceResolver } from '../registry/service-resolver.js';
-import { getFromExtensionServer, remoteApiService, tlsOptions, type ProxyClientCertificate, type RemoteApiService } from './extension-server.js';
+import type { ServiceResolver } from '../registry/service-routing.js';
+import { getFromExtensionServer, remoteApiService, serviceAddress, tlsOptions, type ProxyClientCertificate, type RemoteApiService } from './extension-server.js';
 
 /**
  * kube-aggregator's view of the APIServices, on every process: which
@@ -41,7 +41,6 @@ export class AggregatedApis {
   }
 
   async start(): Promise<void> {
-    await this.resolver.start();
     await this.informer.start();
     this.refreshTimer = setInterval(() => {
       for (const api of this.remotes.values()) void this.refreshDiscovery(api);
@@ -53,7 +52,6 @@ export class AggregatedApis {
     this.stopped = true;
     if (this.refreshTimer) clearInterval(this.refreshTimer);
     this.informer.stop();
-    this.resolver.stop();
   }
 
   /** The remote APIService serving a group-version, if one does. */
@@ -99,7 +97,7 @@ export class AggregatedApis {
     if (this.stopped || !api.available) return;
     let resources: JsonObject[] | undefined;
     try {
-      const endpoint = this.resolver.resolve(api.service.namespace, api.service.name, api.service.port);
+      const endpoint = serviceAddress(await this.resolver.resolve(api.service.namespace, api.service.name, api.service.port));
       const res = await getFromExtensionServer(tlsOptions(api, endpoint, this.proxyClient), `/apis/${api.group}/${api.version}`, AGGREGATOR_USER, DISCOVERY_TIMEOUT_MS);
       if (res.status !== 200) throw new Error(`bad status ${res.status}`);
       const list = JSON.parse(res.body.toString('utf8')) as { resources?: unknown };

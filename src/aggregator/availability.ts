@@ -3,8 +3,9 @@ import { isApiError } from '../machinery/errors.js';
 import { cloneObject, type KubeObject } from '../machinery/object.js';
 import { Informer, WorkQueue } from '../registry/informer.js';
 import type { ResourceStore } from '../registry/resource-store.js';
-import type { ServiceResolver } from '../registry/service-resolver.js';
-import { getFromExtensionServer, remoteApiService, tlsOptions, type ProxyClientCertificate, type RemoteApiService } from './extension-server.js';
+import type { ServiceWatch } from '../registry/service-watch.js';
+import type { ServiceResolver } from '../registry/service-routing.js';
+import { getFromExtensionServer, remoteApiService, serviceAddress, tlsOptions, type ProxyClientCertificate, type RemoteApiService } from './extension-server.js';
 
 /**
  * kube-aggregator's LocalAvailability and RemoteAvailability controllers, on
@@ -42,7 +43,10 @@ export class ApiServiceAvailability {
 
   constructor(
     apiServices: ResourceStore,
-    private readonly resolver: ServiceResolver,
+    /** The Services and EndpointSlices the checks read. */
+    private readonly services: ServiceWatch,
+    /** Where a probe goes (--enable-aggregator-routing). */
+    private readonly routing: ServiceResolver,
     private readonly client: ApiClient,
     private readonly proxyClient: ProxyClientCertificate | undefined,
   ) {
@@ -51,7 +55,7 @@ export class ApiServiceAvailability {
   }
 
   async start(): Promise<void> {
-    await this.resolver.start();
+    await this.services.start();
     await this.informer.start();
     this.resync = setInterval(() => {
       for (const apiService of this.informer.list()) if (remoteApiService(apiService)) this.queue.add(apiService.metadata?.name ?? '');
@@ -62,6 +66,7 @@ export class ApiServiceAvailability {
   stop(): void {
     if (this.resync) clearInterval(this.resync);
     this.informer.stop();
+    this.services.stop();
     this.queue.stop();
   }
 
@@ -85,14 +90,14 @@ export class ApiServiceAvailability {
   private async remoteCondition(api: RemoteApiService): Promise<Condition> {
     const { namespace, name, port } = api.service;
     const unavailable = (reason: string, message: string): Condition => ({ type: 'Available', status: 'False', reason, message });
-    const service = this.resolver.service(namespace, name);
+    const service = this.services.service(namespace, name);
     if (!service) return unavailable('ServiceNotFound', `service/${name} in "${namespace}" is not present`);
     const type = ((service.spec ?? {}) as { type?: string }).type ?? 'ClusterIP';
     if (type === 'ClusterIP') {
-      const portName = this.resolver.servicePortName(service, port);
+      const portName = this.services.servicePortName(service, port);
       if (portName === undefined) return unavailable('ServicePortError', `service/${name} in "${namespace}" is not listening on port ${port}`);
-      if (this.resolver.endpointSlices(namespace, name).length === 0) return unavailable('EndpointsNotFound', `cannot find endpointslices for service/${name} in "${namespace}"`);
-      if (!this.resolver.hasReadyEndpoint(namespace, name, portName)) return unavailable('MissingEndpoints', `endpointslices for service/${name} in "${namespace}" have no addresses with port name "${portName}"`);
+      if (this.services.endpointSlices(namespace, name).length === 0) return unavailable('EndpointsNotFound', `cannot find endpointslices for service/${name} in "${namespace}"`);
+      if (!this.services.hasReadyEndpoint(namespace, name, portName)) return unavailable('MissingEndpoints', `endpointslices for service/${name} in "${namespace}" have no addresses with port name "${portName}"`);
     }
     const failure = await this.probe(api);
     if (failure) return unavailable('FailedDiscoveryCheck', failure);
@@ -105,7 +110,7 @@ export class ApiServiceAvailability {
     const attempt = async (): Promise<string | undefined> => {
       let url = '';
       try {
-        const endpoint = this.resolver.resolve(api.service.namespace, api.service.name, api.service.port);
+        const endpoint = serviceAddress(await this.routing.resolve(api.service.namespace, api.service.name, api.service.port));
         url = `https://${endpoint.host}:${endpoint.port}${path}`;
         const res = await getFromExtensionServer(tlsOptions(api, endpoint, this.proxyClient, false), path, { username: 'system:kube-aggregator', groups: ['system:masters'] }, PROBE_TIMEOUT_MS);
         if (res.status < 200 || res.status >= 300) return `failing or missing response from ${url}: bad status from ${url}: ${res.status}`;

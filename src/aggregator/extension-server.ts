@@ -3,7 +3,6 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { escapeExtraKey } from '../authn/request-header.js';
 import type { UserInfo } from '../machinery/context.js';
 import type { KubeObject } from '../machinery/object.js';
-import type { ResolvedEndpoint } from '../registry/service-resolver.js';
 
 /**
  * How Capstan reaches an extension API server behind an APIService (kube's
@@ -56,11 +55,22 @@ export function remoteApiService(apiService: KubeObject): RemoteApiService | und
   };
 }
 
-/** Connection options for a request to the extension server at `endpoint`. */
-export function tlsOptions(api: RemoteApiService, endpoint: ResolvedEndpoint, client: ProxyClientCertificate | undefined, verify = true): RequestOptions {
+/** Where a call goes: the `host:port` a Service resolved to (registry/service-routing.ts), split. */
+export interface ServiceAddress {
+  host: string;
+  port: number;
+}
+
+export function serviceAddress(hostPort: string): ServiceAddress {
+  const u = new URL(`https://${hostPort}`);
+  return { host: u.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(u.port || 443) };
+}
+
+/** Connection options for a request to the extension server at `address`. */
+export function tlsOptions(api: RemoteApiService, address: ServiceAddress, client: ProxyClientCertificate | undefined, verify = true): RequestOptions {
   return {
-    host: endpoint.host,
-    port: endpoint.port,
+    host: address.host,
+    port: address.port,
     servername: `${api.service.name}.${api.service.namespace}.svc`,
     rejectUnauthorized: verify && !api.insecureSkipTLSVerify,
     ...(api.caBundle ? { ca: api.caBundle } : {}),

@@ -2,8 +2,8 @@ import { request } from 'node:https';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { writeText } from '../http/respond.js';
 import type { RequestContext } from '../machinery/context.js';
-import type { ServiceResolver } from '../registry/service-resolver.js';
-import { setAuthProxyHeaders, tlsOptions, type ProxyClientCertificate, type RemoteApiService } from './extension-server.js';
+import type { ServiceResolver } from '../registry/service-routing.js';
+import { serviceAddress, setAuthProxyHeaders, tlsOptions, type ProxyClientCertificate, type RemoteApiService } from './extension-server.js';
 
 /**
  * kube-aggregator's proxy handler: a request for a group-version an
@@ -38,7 +38,7 @@ export async function proxyToExtensionServer(ctx: RequestContext, api: RemoteApi
   if (!api.available) return writeText(ctx, 503, 'service unavailable\n');
   let endpoint;
   try {
-    endpoint = resolver.resolve(api.service.namespace, api.service.name, api.service.port);
+    endpoint = serviceAddress(await resolver.resolve(api.service.namespace, api.service.name, api.service.port));
   } catch (err) {
     ctx.logger?.error(`error resolving ${api.service.namespace}/${api.service.name}: ${(err as Error).message}`);
     return writeText(ctx, 503, 'service unavailable\n');

@@ -2,6 +2,7 @@ import type { AuthenticationConfigMetrics } from '../authn/authentication-config
 import type { WatchCacheStats } from '../cache/watch-cache.js';
 import type { DeprecatedApiRequests } from '../api/deprecated-api-requests.js';
 import type { CounterFamily } from '../admission/pod-security/metrics.js';
+import { webhookMetrics } from '../admission/webhook/metrics.js';
 
 /**
  * /metrics in Prometheus text format (prom-client). Watch cache figures are
@@ -156,6 +157,7 @@ export class Metrics {
 
   async scrape(): Promise<{ body: string; contentType: string }> {
     this.registry ??= await this.build();
-    return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+    // admission webhooks keep kube's series themselves (admission sits below this layer)
+    return { body: (await this.registry.metrics()) + webhookMetrics.exposition(), contentType: this.registry.contentType };
   }
 }

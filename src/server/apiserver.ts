@@ -14,7 +14,8 @@ import { ApiServiceAvailability } from '../aggregator/availability.js';
 import type { ProxyClientCertificate } from '../aggregator/extension-server.js';
 import { proxyToExtensionServer } from '../aggregator/proxy.js';
 import { ApiServiceRegistration, AutoregisterCompletion } from '../aggregator/registration.js';
-import { ServiceResolver } from '../registry/service-resolver.js';
+import { ServiceWatch } from '../registry/service-watch.js';
+import { ClusterIpServiceResolver, EndpointServiceResolver, type ServiceResolver } from '../registry/service-routing.js';
 import { ApiCatalog } from '../api/catalog.js';
 import type { ResourceInfo } from '../api/types.js';
 import { UnionAuthenticator, type Authenticator } from '../authn/authenticator.js';
@@ -231,6 +232,7 @@ export class ApiServer {
         featureGates: cfg.featureGates,
         logger: this.logger,
         ...(cfg.defaultTolerationSeconds ? { defaultTolerationSeconds: cfg.defaultTolerationSeconds } : {}),
+        enableAggregatorRouting: cfg.enableAggregatorRouting ?? false,
         shutdown: this.shutdownController.signal,
       },
       this.options.admissionConfigurations ?? new Map(),
@@ -342,7 +344,9 @@ export class ApiServer {
     const services = this.registry.storeFor(this.catalog.resource('', 'v1', 'services')!);
     const endpointSlices = this.registry.storeFor(this.catalog.knownResource('discovery.k8s.io', 'v1', 'endpointslices')!);
     const proxyClient = this.proxyClient;
-    this.aggregatedApis = new AggregatedApis(apiServices, new ServiceResolver(services, endpointSlices), this.catalog, proxyClient, this.logger);
+    const serviceLookup = cachedLookup(() => services);
+    const routing: ServiceResolver = cfg.enableAggregatorRouting ? new EndpointServiceResolver(serviceLookup, () => endpointSlices) : new ClusterIpServiceResolver(serviceLookup);
+    this.aggregatedApis = new AggregatedApis(apiServices, routing, this.catalog, proxyClient, this.logger);
     this.controllers.push(this.aggregatedApis);
     const completion = new AutoregisterCompletion(apiServices, this.catalog, (group, resource) => this.registry.isAdded(group, resource));
     this.controllers.push(completion);
@@ -352,7 +356,7 @@ export class ApiServer {
     this.controllers.push(
       this.leaderOnly('apiservice-availability', () => {
         const changed = { to: (_namespace: string, _name: string): void => undefined };
-        const availability = new ApiServiceAvailability(apiServices, new ServiceResolver(services, endpointSlices, (ns, name) => changed.to(ns, name)), this.client('kube-apiserver'), proxyClient);
+        const availability = new ApiServiceAvailability(apiServices, new ServiceWatch(services, endpointSlices, (ns, name) => changed.to(ns, name)), routing, this.client('kube-apiserver'), proxyClient);
         changed.to = (ns, name) => availability.serviceChanged(ns, name);
         return availability;
       }),

@@ -76,6 +76,8 @@ export interface ServerConfig {
   admission?: { enablePlugins?: string[]; disablePlugins?: string[]; configFile?: string };
   /** --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds (DefaultTolerationSeconds; 300 each when absent). */
   defaultTolerationSeconds?: { notReady: number; unreachable: number };
+  /** --enable-aggregator-routing: Services behind APIServices and admission webhooks are reached at a ready EndpointSlice endpoint (default) rather than their cluster IP. */
+  enableAggregatorRouting: boolean;
   /** --feature-gates, over the defaults. */
   featureGates: FeatureGates;
   /** --anonymous-auth: requests no authenticator has an opinion on are system:anonymous. */

@@ -1,5 +1,6 @@
 import type { FieldError } from '../../machinery/errors.js';
 import type { KubeObject } from '../../machinery/object.js';
+import * as admissionregistration from './admissionregistration.js';
 import * as apps from './apps.js';
 import * as batch from './batch.js';
 import * as core from './core.js';
@@ -59,6 +60,16 @@ const RULES: Record<string, Rules> = {
   'autoscaling/HorizontalPodAutoscaler': { create: others.validateHorizontalPodAutoscaler },
   'scheduling.k8s.io/PriorityClass': { create: others.validatePriorityClass, update: others.validatePriorityClassUpdate, replaces: true },
   'coordination.k8s.io/Lease': { create: others.validateLease },
+  'admissionregistration.k8s.io/ValidatingWebhookConfiguration': {
+    create: admissionregistration.validateValidatingWebhookConfiguration,
+    update: admissionregistration.validateValidatingWebhookConfigurationUpdate,
+    replaces: true,
+  },
+  'admissionregistration.k8s.io/MutatingWebhookConfiguration': {
+    create: admissionregistration.validateMutatingWebhookConfiguration,
+    update: admissionregistration.validateMutatingWebhookConfigurationUpdate,
+    replaces: true,
+  },
   'apiextensions.k8s.io/CustomResourceDefinition': { create: validateCustomResourceDefinition, update: validateCustomResourceDefinitionUpdate, replaces: true },
 };
 

@@ -3,11 +3,10 @@ import { Informer } from './informer.js';
 import type { ResourceStore } from './resource-store.js';
 
 /**
- * Where a Service's traffic goes, from the watch caches: kube's endpoint
- * routing (apiserver's proxy.ResolveEndpoint) over the Service and its
- * EndpointSlices. Capstan has no service proxy, so a ClusterIP is never
- * routable here: callers (API aggregation, admission webhooks) always reach a
- * ready endpoint, as kube-apiserver does with --enable-aggregator-routing.
+ * Services and their EndpointSlices as the watch caches hold them, with a
+ * callback on every change: what the APIService availability checks read
+ * (kube's RemoteAvailability listers). Where a call to a Service goes is
+ * service-routing.ts's.
  */
 
 type Obj = Record<string, unknown>;
@@ -16,14 +15,8 @@ const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
-const ROUTABLE_TYPES = new Set(['ClusterIP', 'LoadBalancer', 'NodePort']);
 
-export interface ResolvedEndpoint {
-  host: string;
-  port: number;
-}
-
-export class ServiceResolver {
+export class ServiceWatch {
   private readonly services: Informer;
   private readonly slices: Informer;
   /** namespace/service → its EndpointSlices' keys. */
@@ -74,22 +67,8 @@ export class ServiceResolver {
     return this.readyAddresses(namespace, name, portName).length > 0;
   }
 
-  /** A ready endpoint of the Service for `port`, picked at random; throws kube's errors when there is none. */
-  resolve(namespace: string, name: string, port: number): ResolvedEndpoint {
-    const svc = this.service(namespace, name);
-    if (!svc) throw new Error(`service "${name}" not found`);
-    const type = str(obj(svc.spec).type) || 'ClusterIP';
-    if (!ROUTABLE_TYPES.has(type)) throw new Error(`unsupported service type "${type}"`);
-    const portName = this.servicePortName(svc, port);
-    if (portName === undefined) throw new Error(`no service port ${port} found for service "${name}"`);
-    const candidates = this.readyAddresses(namespace, name, portName);
-    const pick = candidates[Math.floor(Math.random() * candidates.length)];
-    if (!pick) throw new Error(`no endpoints available for service "${name}"`);
-    return pick;
-  }
-
-  private readyAddresses(namespace: string, name: string, portName: string): ResolvedEndpoint[] {
-    const out: ResolvedEndpoint[] = [];
+  private readyAddresses(namespace: string, name: string, portName: string): Array<{ host: string; port: number }> {
+    const out: Array<{ host: string; port: number }> = [];
     for (const slice of this.endpointSlices(namespace, name)) {
       const s = slice as Obj;
       const port = arr(s.ports).map(obj).find((p) => str(p.name) === portName && typeof p.port === 'number');
