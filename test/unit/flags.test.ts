@@ -155,6 +155,7 @@ describe('serve configuration', () => {
       watchCacheCapacity: 100_000,
       serviceClusterIpRange: '10.0.0.0/24',
       serviceNodePortRange: '30000-32767',
+      enableAggregatorRouting: true,
       leaderElect: true,
       leaderElectLeaseDuration: 15_000,
       leaderElectRenewDeadline: 10_000,
