@@ -1,6 +1,8 @@
 import type { AuthenticationConfigMetrics } from '../authn/authentication-config-controller.js';
 import type { WatchCacheStats } from '../cache/watch-cache.js';
 import type { DeprecatedApiRequests } from '../api/deprecated-api-requests.js';
+import type { AdmissionMetrics } from '../admission/metrics.js';
+import type { HistogramVec } from '../machinery/histogram.js';
 
 /**
  * /metrics in Prometheus text format (prom-client). Watch cache figures are
@@ -30,6 +32,7 @@ export class Metrics {
     /** Reloads of --authentication-config, when the server has one. */
     private readonly authnConfig?: AuthenticationConfigMetrics,
     private readonly deprecatedApis?: DeprecatedApiRequests,
+    private readonly admission?: AdmissionMetrics,
   ) {}
 
   private async build(): Promise<import('prom-client').Registry> {
@@ -98,6 +101,10 @@ export class Metrics {
         },
       });
     }
+    if (this.admission) {
+      registerHistogram(registry, this.admission.step);
+      registerHistogram(registry, this.admission.controller);
+    }
     return registry;
   }
 
@@ -142,4 +149,30 @@ export class Metrics {
     this.registry ??= await this.build();
     return { body: await this.registry.metrics(), contentType: this.registry.contentType };
   }
+}
+
+/**
+ * A HistogramVec kept outside prom-client, rendered as a histogram at each
+ * scrape (prom-client's registry asks a metric only for name, help, type and
+ * its values). Label pairs in name order, as Go's client writes them.
+ */
+function registerHistogram(registry: import('prom-client').Registry, h: HistogramVec): void {
+  const metric = {
+    name: h.name,
+    help: h.help,
+    type: 'histogram',
+    aggregator: 'sum',
+    get: () => {
+      const values: Array<{ metricName: string; labels: Record<string, string | number>; value: number }> = [];
+      for (const s of h.all()) {
+        const labels = Object.fromEntries(Object.entries(s.labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+        h.buckets.forEach((le, i) => values.push({ metricName: `${h.name}_bucket`, labels: { ...labels, le }, value: s.counts[i]! }));
+        values.push({ metricName: `${h.name}_bucket`, labels: { ...labels, le: '+Inf' }, value: s.count });
+        values.push({ metricName: `${h.name}_sum`, labels, value: s.sum });
+        values.push({ metricName: `${h.name}_count`, labels, value: s.count });
+      }
+      return { name: h.name, help: h.help, type: 'histogram', aggregator: 'sum', values };
+    },
+  };
+  registry.registerMetric(metric as unknown as import('prom-client').Metric);
 }
