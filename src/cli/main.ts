@@ -43,6 +43,8 @@ async function serve(argv: string[]): Promise<number> {
     }
     throw err;
   }
+  // pflag writes its deprecation notices as it parses.
+  for (const w of parsed.warnings) process.stderr.write(`${w}\n`);
   if (parsed.help) {
     process.stdout.write(HELP);
     return 0;

@@ -21,6 +21,12 @@ export const ADMISSION_FLAG_SPECS: FlagSpec[] = [
     help: `admission plugins that should be disabled although they are in the default enabled plugins list. Comma-delimited list of admission plugins: ${REGISTERED.join(', ')}. The order of plugins in this flag does not matter.`,
   },
   { name: 'admission-control-config-file', type: 'string', default: '', help: 'File with admission control configuration.' },
+  {
+    name: 'admission-control',
+    type: 'stringList',
+    help: `Admission is divided into two phases. In the first phase, only mutating admission plugins run. In the second phase, only validating admission plugins run. The names in the below list may represent a validating plugin, a mutating plugin, or both. The order of plugins in which they are passed to this flag does not matter. Comma-delimited list of: ${REGISTERED.join(', ')}.`,
+    deprecated: 'Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.',
+  },
 ];
 
 /**
@@ -32,14 +38,27 @@ export function admissionFromFlags(p: ParsedFlags, cwd: string): ServerConfig['a
   const enable = (p.values.get('enable-admission-plugins') as string[]).filter((n) => n !== '');
   const disable = (p.values.get('disable-admission-plugins') as string[]).filter((n) => n !== '');
   const configFile = String(p.values.get('admission-control-config-file') ?? '');
-  const errs = validateAdmissionPluginNames(enable, disable);
+  const errs: string[] = [];
+  // kube-apiserver's own AdmissionOptions.Validate, before the generic one.
+  const legacy = p.set.has('admission-control') ? (p.values.get('admission-control') as string[]) : undefined;
+  if (legacy && (p.set.has('enable-admission-plugins') || p.set.has('disable-admission-plugins'))) {
+    errs.push('admission-control and enable-admission-plugins/disable-admission-plugins flags are mutually exclusive');
+  }
+  for (const name of legacy ?? []) if (!ORDERED_ADMISSION_PLUGINS.includes(name)) errs.push(`admission-control plugin "${name}" is unknown`);
+  errs.push(...validateAdmissionPluginNames(enable, disable));
   // utilerrors.NewAggregate: one error as itself, several as [a, b].
   if (errs.length === 1) throw new FlagError(errs[0]!);
   if (errs.length > 1) throw new FlagError(`[${errs.join(', ')}]`);
+  if (legacy) {
+    // kube's computePluginNames: the list is the whole chain, every other plugin is disabled.
+    enable.push(...legacy.filter((n) => n !== ''));
+    const listed = new Set(enable);
+    disable.push(...[...ORDERED_ADMISSION_PLUGINS].sort().filter((n) => !listed.has(n)));
+  }
   const unbuilt = enable.filter((n) => !ADMISSION_PLUGIN_FACTORIES.has(n));
   if (unbuilt.length > 0) {
     const built = ORDERED_ADMISSION_PLUGINS.filter((n) => ADMISSION_PLUGIN_FACTORIES.has(n));
-    throw new FlagError(`--enable-admission-plugins: ${unbuilt.map((n) => `"${n}"`).join(', ')} ${unbuilt.length === 1 ? 'is' : 'are'} not supported by this server yet (supported: ${built.join(', ')})`);
+    throw new FlagError(`--${legacy ? 'admission-control' : 'enable-admission-plugins'}: ${unbuilt.map((n) => `"${n}"`).join(', ')} ${unbuilt.length === 1 ? 'is' : 'are'} not supported by this server yet (supported: ${built.join(', ')})`);
   }
   if (enable.length === 0 && disable.length === 0 && !configFile) return undefined;
   return {

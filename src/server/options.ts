@@ -67,7 +67,7 @@ function str(p: ParsedFlags, name: string): string {
   return String(p.values.get(name) ?? '');
 }
 
-export function configFromFlags(argv: string[], cwd = process.cwd()): { config: ServerConfig; help: boolean; args: string[] } {
+export function configFromFlags(argv: string[], cwd = process.cwd()): { config: ServerConfig; help: boolean; args: string[]; warnings: string[] } {
   const p = parseFlags(argv, FLAG_SPECS);
   const backend = str(p, 'storage-backend');
   if (backend !== 'sqlite' && backend !== 'memory' && backend !== 'etcd3') throw new FlagError(`invalid argument "${backend}" for "--storage-backend": must be one of sqlite, etcd3, memory`);
@@ -174,7 +174,7 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
   if (admission) config.admission = admission;
   const authn = authnExtensionsFromFlags(p, cwd);
   if (Object.keys(authn).length > 0) config.authnExtensions = authn;
-  return { config, help: p.values.get('help') === true, args: p.args };
+  return { config, help: p.values.get('help') === true, args: p.args, warnings: p.warnings };
 }
 
 function webhookVersion(v: string): 'v1' | 'v1beta1' {

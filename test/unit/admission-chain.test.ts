@@ -322,3 +322,19 @@ describe('generic plugins', () => {
     });
   });
 });
+
+describe('--admission-control (deprecated)', () => {
+  it('names the whole chain, every other plugin disabled, with pflag deprecation notice', () => {
+    const { config, warnings } = configFromFlags(['--admission-control=NamespaceLifecycle,AlwaysDeny']);
+    assert.deepEqual(config.admission?.enablePlugins, ['NamespaceLifecycle', 'AlwaysDeny']);
+    assert.ok(config.admission?.disablePlugins?.includes('NodeRestriction'));
+    assert.ok(!config.admission?.disablePlugins?.includes('AlwaysDeny'));
+    assert.deepEqual(enabledAdmissionPlugins(config.admission, { nodeAuthorizer: true }), ['NamespaceLifecycle', 'AlwaysDeny']);
+    assert.deepEqual(warnings, ['Flag --admission-control has been deprecated, Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.']);
+  });
+
+  it('refuses unknown names and the newer flags beside it with kube texts', () => {
+    flagError(['--admission-control=Nope'], 'admission-control plugin "Nope" is unknown');
+    flagError(['--admission-control=AlwaysDeny', '--enable-admission-plugins=AlwaysAdmit'], 'admission-control and enable-admission-plugins/disable-admission-plugins flags are mutually exclusive');
+  });
+});
