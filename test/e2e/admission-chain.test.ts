@@ -4,6 +4,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
+import { ApiServer } from '../../src/server/apiserver.js';
+import { ApiError } from '../../src/machinery/errors.js';
 import { ROOT, http, kubectl, kubectlMissing, removeDir, startServer, tempDir, type TestServer } from '../helpers/server.js';
 
 /**
@@ -167,5 +169,65 @@ describe('admission flags and configuration that stop the start', () => {
     } finally {
       removeDir(dir);
     }
+  });
+});
+
+describe('the generic plugins in a running server', () => {
+  let server: ApiServer;
+  const quiet = { info: () => undefined, error: () => undefined, v: () => false };
+
+  before(async () => {
+    server = new ApiServer({
+      config: { admission: { enablePlugins: ['NamespaceAutoProvision', 'DenyServiceExternalIPs', 'LimitPodHardAntiAffinityTopology'] } },
+      logger: quiet,
+    });
+    await server.start();
+  });
+
+  after(async () => {
+    await server?.stop();
+  });
+
+  const refusal = async (p: Promise<unknown>): Promise<ApiError['status']> => {
+    try {
+      await p;
+    } catch (err) {
+      assert.ok(err instanceof ApiError, String(err));
+      return err.status;
+    }
+    assert.fail('the write was admitted');
+  };
+
+  it('NamespaceAutoProvision creates the namespace before NamespaceLifecycle looks for it; not on dry-run', async () => {
+    const c = server.client('test');
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: 'b' } };
+    // A dry run provisions nothing, so NamespaceLifecycle finds no namespace.
+    const dry = await refusal(c.create({ group: '', version: 'v1', resource: 'configmaps', namespace: 'dry-only' }, cm, { dryRun: true }));
+    assert.equal(dry.message, 'namespaces "dry-only" not found');
+    await assert.rejects(c.get({ group: '', version: 'v1', resource: 'namespaces', name: 'dry-only' }), (err: unknown) => err instanceof ApiError && err.code === 404);
+    await c.create({ group: '', version: 'v1', resource: 'configmaps', namespace: 'provisioned' }, cm);
+    const ns = await c.get({ group: '', version: 'v1', resource: 'namespaces', name: 'provisioned' });
+    assert.equal(ns.metadata?.name, 'provisioned');
+  });
+
+  it('DenyServiceExternalIPs and LimitPodHardAntiAffinityTopology refuse with kube messages', async () => {
+    const c = server.client('test');
+    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'ext' }, spec: { ports: [{ port: 80 }], externalIPs: ['192.0.2.1'] } };
+    const denied = await refusal(c.create({ group: '', version: 'v1', resource: 'services', namespace: 'default' }, svc));
+    assert.equal(denied.code, 403);
+    assert.equal(denied.message, 'services "ext" is forbidden: Use of external IPs is denied by admission control');
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { generateName: 'spread-' },
+      spec: {
+        containers: [{ name: 'c', image: 'busybox' }],
+        affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'topology.kubernetes.io/zone', labelSelector: { matchLabels: { a: 'b' } } }] } },
+      },
+    };
+    const spread = await refusal(c.create({ group: '', version: 'v1', resource: 'pods', namespace: 'default' }, pod));
+    assert.equal(spread.code, 403);
+    // Validating admission sees the generated name.
+    assert.match(spread.message ?? '', /^pods "spread-[a-z0-9]{5}" is forbidden: affinity\.PodAntiAffinity\.RequiredDuringScheduling has TopologyKey topology\.kubernetes\.io\/zone but only key kubernetes\.io\/hostname is allowed$/);
   });
 });
