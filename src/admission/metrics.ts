@@ -29,10 +29,10 @@ export class AdmissionMetrics {
   );
 
   observeStep(type: AdmissionStepType, operation: AdmissionOperation, rejected: boolean, seconds: number): void {
-    this.step.observe({ operation, rejected: String(rejected), type }, seconds);
+    this.step.observe([operation, rejected ? 'true' : 'false', type], seconds);
   }
 
   observeController(name: string, type: AdmissionStepType, operation: AdmissionOperation, rejected: boolean, seconds: number): void {
-    this.controller.observe({ name, operation, rejected: String(rejected), type }, seconds);
+    this.controller.observe([name, operation, rejected ? 'true' : 'false', type], seconds);
   }
 }

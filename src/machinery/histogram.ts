@@ -23,12 +23,14 @@ export class HistogramVec {
     readonly buckets: readonly number[],
   ) {}
 
-  observe(labels: Record<string, string>, value: number): void {
-    const key = this.labelNames.map((n) => labels[n] ?? '').join('\u0000');
+  /** One observation; `values` are the label values in `labelNames` order (no object per call on the hot path). */
+  observe(values: readonly string[], value: number): void {
+    let key = values[0] ?? '';
+    for (let i = 1; i < values.length; i++) key += `\u0000${values[i]}`;
     let s = this.series.get(key);
     if (!s) {
       const own: Record<string, string> = {};
-      for (const n of this.labelNames) own[n] = labels[n] ?? '';
+      this.labelNames.forEach((n, i) => (own[n] = values[i] ?? ''));
       s = { labels: own, counts: this.buckets.map(() => 0), sum: 0, count: 0 };
       this.series.set(key, s);
     }
