@@ -64,11 +64,11 @@ export function buildAdmissionChain(
       throw new AdmissionSetupError(`couldn't init admission plugin "${name}": ${(err as Error).message}`);
     }
   }
-  // kube's NewFromPlugins reports the two phases' order.
+  // kube's NewFromPlugins reports the two phases' order (here from -v=1: `capstan serve` prints one ready line at -v=0).
   const mutating = plugins.filter((p) => p.admit).map((p) => p.name);
   const validating = plugins.filter((p) => p.validate).map((p) => p.name);
-  if (mutating.length > 0) context.logger.info(`Loaded ${mutating.length} mutating admission controller(s) successfully in the following order: ${mutating.join(',')}.`);
-  if (validating.length > 0) context.logger.info(`Loaded ${validating.length} validating admission controller(s) successfully in the following order: ${validating.join(',')}.`);
+  if (mutating.length > 0 && context.logger.v(1)) context.logger.info(`Loaded ${mutating.length} mutating admission controller(s) successfully in the following order: ${mutating.join(',')}.`);
+  if (validating.length > 0 && context.logger.v(1)) context.logger.info(`Loaded ${validating.length} validating admission controller(s) successfully in the following order: ${validating.join(',')}.`);
   // The plugins that come with the authorizers (RBAC's escalation check is storage in kube) and an embedder's are timed in the step only.
   const namedPlugins = new Set(plugins);
   plugins.push(...extra);
