@@ -134,12 +134,18 @@ export class AdmissionChain {
   /**
    * kube answers an admission error that is not a Status error as
    * ErrorToAPIStatus does: 500, no reason, the error's own text (and logs
-   * it); a store that cannot be reached stays the 503 the handlers make of it.
+   * it). A store that cannot be reached stays the 503 the handlers make of
+   * it, and a bug (TypeError and the other built-in error types: Go's panics)
+   * the 500 InternalError they log with its stack.
    */
   private asStatusError(err: unknown): unknown {
-    if (err instanceof ApiError || isStoreError(err)) return err;
+    if (err instanceof ApiError || isStoreError(err) || isProgrammingError(err)) return err;
     const text = err instanceof Error ? err.message : String(err);
-    this.options.logger?.error(`apiserver received an error that is not an metav1.Status: ${err instanceof Error ? (err.stack ?? text) : text}`);
+    this.options.logger?.error(`apiserver received an error that is not an metav1.Status: ${text}`);
     return new ApiError({ message: text, code: 500 });
   }
+}
+
+function isProgrammingError(err: unknown): boolean {
+  return err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof SyntaxError || err instanceof EvalError || err instanceof URIError;
 }

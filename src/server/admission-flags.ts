@@ -1,10 +1,12 @@
 import { resolve } from 'node:path';
-import { ADMISSION_PLUGIN_FACTORIES, ORDERED_ADMISSION_PLUGINS } from '../admission/plugins.js';
+import { ADMISSION_PLUGIN_FACTORIES, DEFAULT_ON_ADMISSION_PLUGINS, ORDERED_ADMISSION_PLUGINS } from '../admission/plugins.js';
 import type { ServerConfig } from './config.js';
 import { FlagError, type FlagSpec, type ParsedFlags } from './flags.js';
 
 /** kube's admission.Plugins.Registered(): every plugin name, sorted. */
 const REGISTERED = [...ORDERED_ADMISSION_PLUGINS].sort();
+/** kube's defaultEnabledPluginNames(): the default-on ones in kube's order. */
+const DEFAULT_ENABLED = ORDERED_ADMISSION_PLUGINS.filter((n) => DEFAULT_ON_ADMISSION_PLUGINS.has(n));
 
 /** kube-apiserver's admission flags (k8s.io/apiserver/pkg/server/options/admission.go). */
 export const ADMISSION_FLAG_SPECS: FlagSpec[] = [
@@ -12,13 +14,13 @@ export const ADMISSION_FLAG_SPECS: FlagSpec[] = [
     name: 'enable-admission-plugins',
     type: 'stringList',
     default: '',
-    help: `admission plugins that should be enabled in addition to default enabled ones. Comma-delimited list of admission plugins: ${REGISTERED.join(', ')}. The order of plugins in this flag does not matter. Capstan has built: ${ORDERED_ADMISSION_PLUGINS.filter((n) => ADMISSION_PLUGIN_FACTORIES.has(n)).join(', ')}.`,
+    help: `admission plugins that should be enabled in addition to default enabled ones (${DEFAULT_ENABLED.join(', ')}). Comma-delimited list of admission plugins: ${REGISTERED.join(', ')}. The order of plugins in this flag does not matter. Capstan has built: ${ORDERED_ADMISSION_PLUGINS.filter((n) => ADMISSION_PLUGIN_FACTORIES.has(n)).join(', ')}.`,
   },
   {
     name: 'disable-admission-plugins',
     type: 'stringList',
     default: '',
-    help: `admission plugins that should be disabled although they are in the default enabled plugins list. Comma-delimited list of admission plugins: ${REGISTERED.join(', ')}. The order of plugins in this flag does not matter.`,
+    help: `admission plugins that should be disabled although they are in the default enabled plugins list (${DEFAULT_ENABLED.join(', ')}). Comma-delimited list of admission plugins: ${REGISTERED.join(', ')}. The order of plugins in this flag does not matter.`,
   },
   { name: 'admission-control-config-file', type: 'string', default: '', help: 'File with admission control configuration.' },
   {

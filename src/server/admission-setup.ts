@@ -23,12 +23,12 @@ export interface AdmissionSelection {
  * --disable-admission-plugins, in kube's fixed order.
  */
 export function enabledAdmissionPlugins(admission: ServerConfig['admission'], selection: AdmissionSelection = {}): string[] {
-  const enabled = new Set(admission?.enablePlugins ?? []);
-  const disabled = new Set(admission?.disablePlugins ?? []);
-  for (const name of DEFAULT_ON_ADMISSION_PLUGINS) if (ADMISSION_PLUGIN_FACTORIES.has(name)) enabled.add(name);
-  if (selection.nodeAuthorizer) enabled.add('NodeRestriction');
-  for (const name of disabled) enabled.delete(name);
-  return ORDERED_ADMISSION_PLUGINS.filter((name) => enabled.has(name));
+  const explicit = new Set(admission?.enablePlugins ?? []);
+  // kube's enabledPluginNames: an explicitly enabled plugin stays on even when also disabled.
+  const off = new Set((admission?.disablePlugins ?? []).filter((n) => !explicit.has(n)));
+  const on = new Set([...DEFAULT_ON_ADMISSION_PLUGINS].filter((n) => ADMISSION_PLUGIN_FACTORIES.has(n)));
+  if (selection.nodeAuthorizer) on.add('NodeRestriction');
+  return ORDERED_ADMISSION_PLUGINS.filter((name) => explicit.has(name) || (on.has(name) && !off.has(name)));
 }
 
 export interface AdmissionChainSetup extends AdmissionSelection {
