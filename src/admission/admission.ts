@@ -1,6 +1,10 @@
 import type { ResourceInfo } from '../api/types.js';
 import type { KubeObject } from '../machinery/object.js';
 import type { UserInfo } from '../machinery/context.js';
+import { ApiError } from '../machinery/errors.js';
+import type { Logger } from '../machinery/logger.js';
+import { isStoreError } from '../storage/store.js';
+import type { AdmissionMetrics, AdmissionStepType } from './metrics.js';
 
 /**
  * Admission where kube-apiserver runs it: mutating plugins see the request's
@@ -61,26 +65,36 @@ export interface AdmissionPlugin {
   start?(): Promise<void>;
 }
 
+export interface AdmissionChainOptions {
+  /** Latencies per phase and per plugin (kube's step and controller histograms). */
+  metrics?: AdmissionMetrics;
+  /** Where an error that is not an ApiError is reported (kube logs it before answering 500). */
+  logger?: Logger;
+  /** The plugins whose latency the controller histogram records (kube's named plugins); all when absent. */
+  namedPlugins?: ReadonlySet<AdmissionPlugin>;
+}
+
 export class AdmissionChain {
-  constructor(private readonly plugins: readonly AdmissionPlugin[]) {}
+  constructor(
+    private readonly plugins: readonly AdmissionPlugin[],
+    private readonly options: AdmissionChainOptions = {},
+  ) {}
 
   /** The mutating phase, in plugin order; once more when a plugin asked for reinvocation (kube's reinvoker: in-tree plugins run again too). */
   async admit(attrs: AdmissionAttributes): Promise<void> {
-    const reinvocation: ReinvocationContext = attrs.reinvocation ?? { isReinvoke: false, shouldReinvoke: false, values: new Map() };
-    attrs.reinvocation = reinvocation;
-    await this.admitOnce(attrs);
-    if (!reinvocation.shouldReinvoke) return;
-    reinvocation.isReinvoke = true;
-    await this.admitOnce(attrs);
-  }
-
-  private async admitOnce(attrs: AdmissionAttributes): Promise<void> {
-    for (const p of this.plugins) if (p.admit && (p.handles?.(attrs.operation) ?? true)) await p.admit(attrs);
+    await this.step('admit', attrs, async () => {
+      const reinvocation: ReinvocationContext = attrs.reinvocation ?? { isReinvoke: false, shouldReinvoke: false, values: new Map() };
+      attrs.reinvocation = reinvocation;
+      await this.phase('admit', attrs);
+      if (!reinvocation.shouldReinvoke) return;
+      reinvocation.isReinvoke = true;
+      await this.phase('admit', attrs);
+    });
   }
 
   /** The validating phase, in plugin order. */
   async validate(attrs: AdmissionAttributes): Promise<void> {
-    for (const p of this.plugins) if (p.validate && (p.handles?.(attrs.operation) ?? true)) await p.validate(attrs);
+    await this.step('validate', attrs, () => this.phase('validate', attrs));
   }
 
   /** Both phases at once, for writes with no strategy between them (subresources answered by their own handlers). */
@@ -88,4 +102,50 @@ export class AdmissionChain {
     await this.admit(attrs);
     await this.validate(attrs);
   }
+
+  private async phase(type: AdmissionStepType, attrs: AdmissionAttributes): Promise<void> {
+    for (const p of this.plugins) {
+      const call = p[type];
+      if (!call || !(p.handles?.(attrs.operation) ?? true)) continue;
+      const started = performance.now();
+      let rejected = true;
+      try {
+        await call.call(p, attrs);
+        rejected = false;
+      } finally {
+        if (this.options.namedPlugins?.has(p) ?? true) this.options.metrics?.observeController(p.name, type, attrs.operation, rejected, (performance.now() - started) / 1000);
+      }
+    }
+  }
+
+  private async step(type: AdmissionStepType, attrs: AdmissionAttributes, run: () => Promise<void>): Promise<void> {
+    const started = performance.now();
+    let rejected = true;
+    try {
+      await run();
+      rejected = false;
+    } catch (err) {
+      throw this.asStatusError(err);
+    } finally {
+      this.options.metrics?.observeStep(type, attrs.operation, rejected, (performance.now() - started) / 1000);
+    }
+  }
+
+  /**
+   * kube answers an admission error that is not a Status error as
+   * ErrorToAPIStatus does: 500, no reason, the error's own text (and logs
+   * it). A store that cannot be reached stays the 503 the handlers make of
+   * it, and a bug (TypeError and the other built-in error types: Go's panics)
+   * the 500 InternalError they log with its stack.
+   */
+  private asStatusError(err: unknown): unknown {
+    if (err instanceof ApiError || isStoreError(err) || isProgrammingError(err)) return err;
+    const text = err instanceof Error ? err.message : String(err);
+    this.options.logger?.error(`apiserver received an error that is not an metav1.Status: ${text}`);
+    return new ApiError({ message: text, code: 500 });
+  }
+}
+
+function isProgrammingError(err: unknown): boolean {
+  return err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof SyntaxError || err instanceof EvalError || err instanceof URIError;
 }

@@ -24,6 +24,14 @@ import { RuntimeClassAdmission } from './runtime-class.js';
 import { ServiceAccountAdmission } from './service-account.js';
 import { TaintNodesByCondition } from './taint-nodes-by-condition.js';
 import { mutatingWebhookPlugin, validatingWebhookPlugin } from './webhook/plugin.js';
+import { NodeRestriction } from '../authz/node/restriction.js';
+import { AlwaysAdmit, deprecatedPluginWarning } from './always-admit.js';
+import { AlwaysDeny } from './always-deny.js';
+import { DenyServiceExternalIPs } from './deny-service-external-ips.js';
+import { EventRateLimit, eventRateLimitConfiguration } from './event-rate-limit.js';
+import { LimitPodHardAntiAffinityTopology } from './limit-pod-hard-anti-affinity-topology.js';
+import { NamespaceAutoProvision } from './namespace-auto-provision.js';
+import { NamespaceExists } from './namespace-exists.js';
 
 /**
  * kube-apiserver 1.36's admission plugins in its fixed order
@@ -52,6 +60,7 @@ export const ORDERED_ADMISSION_PLUGINS: readonly string[] = [
   'ExtendedResourceToleration',
   'DefaultStorageClass',
   'StorageObjectInUseProtection',
+  'PodGroupProtection',
   'OwnerReferencesPermissionEnforcement',
   'PersistentVolumeClaimResize',
   'RuntimeClass',
@@ -62,6 +71,10 @@ export const ORDERED_ADMISSION_PLUGINS: readonly string[] = [
   'DefaultIngressClass',
   'DenyServiceExternalIPs',
   'PodTopologyLabels',
+  'PodGroupWorkloadExists',
+  'NodeDeclaredFeatureValidator',
+  'JobValidation',
+  'PodResizeValidator',
   'MutatingAdmissionPolicy',
   'MutatingAdmissionWebhook',
   'ValidatingAdmissionPolicy',
@@ -84,6 +97,7 @@ export const DEFAULT_ON_ADMISSION_PLUGINS: ReadonlySet<string> = new Set([
   'DefaultTolerationSeconds',
   'DefaultStorageClass',
   'StorageObjectInUseProtection',
+  'PodGroupProtection',
   'PersistentVolumeClaimResize',
   'RuntimeClass',
   'CertificateApproval',
@@ -97,6 +111,10 @@ export const DEFAULT_ON_ADMISSION_PLUGINS: ReadonlySet<string> = new Set([
   'ValidatingAdmissionPolicy',
   'ValidatingAdmissionWebhook',
   'ResourceQuota',
+  'PodGroupWorkloadExists',
+  'NodeDeclaredFeatureValidator',
+  'JobValidation',
+  'PodResizeValidator',
 ]);
 
 /** The plugins Capstan has built, by kube's name. A plugin kube has and Capstan lacks cannot be enabled (the server says so at start). */
@@ -138,4 +156,22 @@ export const ADMISSION_PLUGIN_FACTORIES: ReadonlyMap<string, AdmissionPluginFact
   ['PodTopologyLabels', (ctx) => new PodTopologyLabels(ctx.lookup('', 'v1', 'nodes'), ctx.featureGates.enabled('PodTopologyLabelsAdmission'))],
   ['MutatingAdmissionWebhook', mutatingWebhookPlugin],
   ['ValidatingAdmissionWebhook', validatingWebhookPlugin],
+  ['AlwaysAdmit', (ctx) => {
+    ctx.logger.warning?.(deprecatedPluginWarning('AlwaysAdmit'));
+    return new AlwaysAdmit();
+  }],
+  ['AlwaysDeny', (ctx) => {
+    ctx.logger.warning?.(deprecatedPluginWarning('AlwaysDeny'));
+    return new AlwaysDeny();
+  }],
+  ['NamespaceAutoProvision', (ctx) => new NamespaceAutoProvision(ctx.lookup('', 'v1', 'namespaces'), ctx.client('kube-apiserver'))],
+  ['NamespaceExists', (ctx) => new NamespaceExists(ctx.lookup('', 'v1', 'namespaces'))],
+  ['LimitPodHardAntiAffinityTopology', () => new LimitPodHardAntiAffinityTopology()],
+  ['NodeRestriction', (ctx) => {
+    const pods = ctx.lookup('', 'v1', 'pods');
+    const nodes = ctx.lookup('', 'v1', 'nodes');
+    return new NodeRestriction({ pod: (ns, name) => pods(ns, name), node: (name) => nodes(undefined, name) });
+  }],
+  ['EventRateLimit', (ctx) => new EventRateLimit(eventRateLimitConfiguration(ctx.configuration))],
+  ['DenyServiceExternalIPs', () => new DenyServiceExternalIPs()],
 ]);

@@ -6,6 +6,7 @@ import { AuthorizationConfigError } from '../authz/config-file.js';
 import { PolicyFileError } from '../authz/abac.js';
 import { ApiServer } from '../server/apiserver.js';
 import { AuthenticationSetupError } from '../server/token-authn.js';
+import { AdmissionSetupError } from '../server/admission-setup.js';
 import { capstanPackageVersion, versionInfo } from '../server/version.js';
 import { configFromFlags, FLAG_SPECS } from '../server/options.js';
 import { FlagError, usage } from '../server/flags.js';
@@ -42,6 +43,8 @@ async function serve(argv: string[]): Promise<number> {
     }
     throw err;
   }
+  // pflag writes its deprecation notices as it parses.
+  for (const w of parsed.warnings) process.stderr.write(`${w}\n`);
   if (parsed.help) {
     process.stdout.write(HELP);
     return 0;
@@ -71,7 +74,7 @@ async function serve(argv: string[]): Promise<number> {
     await server.start();
   } catch (err) {
     // kube-apiserver exits with its authentication setup error before serving.
-    if (err instanceof AuthenticationSetupError) process.stderr.write(`Error: ${err.message}\n`);
+    if (err instanceof AuthenticationSetupError || err instanceof AdmissionSetupError) process.stderr.write(`Error: ${err.message}\n`);
     else process.stderr.write(`capstan: failed to start: ${(err as Error).message}\n`);
     await server.stop().catch(() => undefined);
     return 1;

@@ -5,6 +5,8 @@
  */
 export interface Logger {
   info(message: string): void;
+  /** klog's Warning level; loggers without it drop warnings. */
+  warning?(message: string): void;
   error(message: string): void;
   v(level: number): boolean;
 }
@@ -12,6 +14,7 @@ export interface Logger {
 export function stderrLogger(verbosity = 0): Logger {
   return {
     info: (message) => process.stderr.write(`I ${new Date().toISOString()} ${message}\n`),
+    warning: (message) => process.stderr.write(`W ${new Date().toISOString()} ${message}\n`),
     error: (message) => process.stderr.write(`E ${new Date().toISOString()} ${message}\n`),
     v: (level) => verbosity >= level,
   };

@@ -3,6 +3,8 @@ import type { WatchCacheStats } from '../cache/watch-cache.js';
 import type { DeprecatedApiRequests } from '../api/deprecated-api-requests.js';
 import type { CounterFamily } from '../admission/pod-security/metrics.js';
 import { webhookMetrics } from '../admission/webhook/metrics.js';
+import type { AdmissionMetrics } from '../admission/metrics.js';
+import type { HistogramVec } from '../machinery/histogram.js';
 
 /**
  * /metrics in Prometheus text format (prom-client). Watch cache figures are
@@ -34,6 +36,7 @@ export class Metrics {
     private readonly deprecatedApis?: DeprecatedApiRequests,
     /** Counters kept by admission plugins (PodSecurity's), read at scrape time. */
     private readonly admissionCounters?: () => readonly CounterFamily[],
+    private readonly admission?: AdmissionMetrics,
   ) {}
 
   private async build(): Promise<import('prom-client').Registry> {
@@ -115,6 +118,10 @@ export class Metrics {
         },
       });
     }
+    if (this.admission) {
+      registerHistogram(registry, this.admission.step);
+      registerHistogram(registry, this.admission.controller);
+    }
     return registry;
   }
 
@@ -160,4 +167,30 @@ export class Metrics {
     // admission webhooks keep kube's series themselves (admission sits below this layer)
     return { body: (await this.registry.metrics()) + webhookMetrics.exposition(), contentType: this.registry.contentType };
   }
+}
+
+/**
+ * A HistogramVec kept outside prom-client, rendered as a histogram at each
+ * scrape (prom-client's registry asks a metric only for name, help, type and
+ * its values). Label pairs in name order, as Go's client writes them.
+ */
+function registerHistogram(registry: import('prom-client').Registry, h: HistogramVec): void {
+  const metric = {
+    name: h.name,
+    help: h.help,
+    type: 'histogram',
+    aggregator: 'sum',
+    get: () => {
+      const values: Array<{ metricName: string; labels: Record<string, string | number>; value: number }> = [];
+      for (const s of h.all()) {
+        const labels = Object.fromEntries(Object.entries(s.labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+        h.buckets.forEach((le, i) => values.push({ metricName: `${h.name}_bucket`, labels: { ...labels, le }, value: s.counts[i]! }));
+        values.push({ metricName: `${h.name}_bucket`, labels: { ...labels, le: '+Inf' }, value: s.count });
+        values.push({ metricName: `${h.name}_sum`, labels, value: s.sum });
+        values.push({ metricName: `${h.name}_count`, labels, value: s.count });
+      }
+      return { name: h.name, help: h.help, type: 'histogram', aggregator: 'sum', values };
+    },
+  };
+  registry.registerMetric(metric as unknown as import('prom-client').Metric);
 }

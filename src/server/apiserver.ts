@@ -16,6 +16,7 @@ import { proxyToExtensionServer } from '../aggregator/proxy.js';
 import { ApiServiceRegistration, AutoregisterCompletion } from '../aggregator/registration.js';
 import { ServiceWatch } from '../registry/service-watch.js';
 import { ClusterIpServiceResolver, EndpointServiceResolver, type ServiceResolver } from '../registry/service-routing.js';
+import { AdmissionMetrics } from '../admission/metrics.js';
 import { ApiCatalog } from '../api/catalog.js';
 import type { ResourceInfo } from '../api/types.js';
 import { UnionAuthenticator, type Authenticator } from '../authn/authenticator.js';
@@ -30,7 +31,6 @@ import { ClusterAuthenticationTrust } from '../controllers/cluster-authenticatio
 import type { Authorizer } from '../authz/authorizer.js';
 import { AuthorizationSetup } from './authorization-setup.js';
 import type { ApiClient } from '../machinery/client.js';
-import type { KubeObject } from '../machinery/object.js';
 import type { ServerConfig } from './config.js';
 import type { Controller } from '../controllers/controller.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
@@ -64,7 +64,6 @@ import { LeaderGatedController, runWhileLeading } from '../controllers/leader-ga
 // Registers the conversions of served versions whose schema differs from storage.
 import '../registry/conversions/index.js';
 import { RequestContext } from '../machinery/context.js';
-import { isApiError } from '../machinery/errors.js';
 import { stderrLogger, type Logger } from '../machinery/logger.js';
 import { writeKubeconfig, type KubeconfigSpec } from './kubeconfig.js';
 import { NonResourceRoutes } from './non-resource.js';
@@ -117,7 +116,7 @@ export interface ApiServerOptions {
   anonymousAuth?: boolean;
   /** Authorizers, asked in order (the first Allow or Deny decides); default: `config.authorizationModes`, else the interim authorizer. */
   authorizers?: Authorizer[];
-  /** Admission plugins run after the built-in ones (NamespaceLifecycle). */
+  /** Admission plugins run after the named ones (config.admission: kube's default-on set Capstan has built, --enable/--disable-admission-plugins). */
   admissionPlugins?: AdmissionPlugin[];
   /** Built-in plugins' configurations by plugin name (what --admission-control-config-file gives them), for embedders and tests. */
   admissionConfigurations?: ReadonlyMap<string, unknown>;
@@ -147,6 +146,8 @@ export class ApiServer {
   private store!: Store;
   registry!: Registry;
   private admission!: AdmissionChain;
+  /** kube's admission step and controller latency histograms, on /metrics. */
+  private readonly admissionMetrics = new AdmissionMetrics();
   private server: Server | undefined;
   pki!: ServerPki;
   private readonly controllers: Controller[] = [];
@@ -235,8 +236,8 @@ export class ApiServer {
         enableAggregatorRouting: cfg.enableAggregatorRouting ?? false,
         shutdown: this.shutdownController.signal,
       },
-      this.options.admissionConfigurations ?? new Map(),
-      [...this.authz.admissionPlugins((resource, namespace, name) => this.getOrUndefined(resource, namespace, name)), ...(this.options.admissionPlugins ?? [])],
+      [...this.authz.admissionPlugins(), ...(this.options.admissionPlugins ?? [])],
+      { nodeAuthorizer: this.authz.nodeAuthorizer, metrics: this.admissionMetrics, ...(this.options.admissionConfigurations ? { configurations: this.options.admissionConfigurations } : {}) },
     );
     this.admission = admission.chain;
     await Promise.all(admission.plugins.map((p) => p.start?.()));
@@ -328,7 +329,7 @@ export class ApiServer {
     // A stop() during start-up ends the loopback under the controllers' first writes: not a failure.
     this.controllersSynced.catch((err: unknown) => this.shuttingDown || this.logger.error(`controller start failed: ${(err as Error).message}`));
     const authnConfigMetrics = cfg.authnExtensions?.authenticationConfigFile ? this.tokenAuthn?.jwt?.metrics : undefined;
-    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, authnConfigMetrics, this.deprecatedApis, () => admission.plugins.flatMap((p) => (p instanceof PodSecurityPlugin ? p.counters() : []))), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery());
+    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, authnConfigMetrics, this.deprecatedApis, () => admission.plugins.flatMap((p) => (p instanceof PodSecurityPlugin ? p.counters() : [])), this.admissionMetrics), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery());
     if (this.pki.admin && cfg.adminKubeconfig !== undefined) writeKubeconfig(cfg.adminKubeconfig, this.adminKubeconfig());
   }
 
@@ -442,16 +443,6 @@ export class ApiServer {
       renewDeadlineMs: cfg.leaderElectRenewDeadline,
       retryPeriodMs: cfg.leaderElectRetryPeriod,
     });
-  }
-
-  /** A core object from storage, or undefined when there is none. */
-  private async getOrUndefined(resource: string, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
-    try {
-      return await this.registry.storeFor(this.catalog.resource('', 'v1', resource)!).get(namespace, name);
-    } catch (err) {
-      if (isApiError(err, 'NotFound')) return undefined;
-      throw err;
-    }
   }
 
   /** A controller that runs on the leader only (on every process when there is no election). */

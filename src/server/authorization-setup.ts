@@ -7,7 +7,6 @@ import { InterimAuthorizer } from '../authz/interim.js';
 import { AlwaysAllowAuthorizer, AlwaysDenyAuthorizer } from '../authz/modes.js';
 import { NodeAuthorizer } from '../authz/node/authorizer.js';
 import { NodeGraph } from '../authz/node/graph.js';
-import { NodeRestriction } from '../authz/node/restriction.js';
 import { PrivilegedGroupsAuthorizer } from '../authz/privileged-groups.js';
 import { RbacAuthorizer } from '../authz/rbac/authorizer.js';
 import { bootstrapPolicy } from '../authz/rbac/bootstrap-policy.js';
@@ -22,20 +21,17 @@ import { Informer } from '../registry/informer.js';
 import { RbacBootstrap } from '../controllers/rbac-bootstrap.js';
 import type { ApiClient } from '../machinery/client.js';
 import type { Logger } from '../machinery/logger.js';
-import type { KubeObject } from '../machinery/object.js';
 import type { Registry } from '../registry/registry.js';
 import type { ServerConfig } from './config.js';
 
 /** A core object by resource, namespace and name, or undefined when there is none. */
-export type CoreObjectLookup = (resource: string, namespace: string | undefined, name: string) => Promise<KubeObject | undefined>;
-
 /**
  * The server's authorization, as `--authorization-mode`,
  * `--authorization-config` or an embedder's `authorizers` name it: the chain
  * after system:masters (asked first, as in kube), the state its authorizers
  * read (RBAC's policy index and the Node authorizer's graph, fed by
  * informers on the watch caches), the admission plugins that come with
- * them (RBAC's escalation checks, NodeRestriction), the default RBAC policy
+ * them (RBAC's escalation checks), the default RBAC policy
  * reconciled at start and the ClusterRole aggregation controller.
  */
 export class AuthorizationSetup {
@@ -68,12 +64,14 @@ export class AuthorizationSetup {
     this.authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer([PRIVILEGED_GROUP]), ...chain]);
   }
 
-  /** Admission plugins that come with the authorizers: RBAC's escalation checks; NodeRestriction beside the Node authorizer, as kubeadm enables it. */
-  admissionPlugins(lookup: CoreObjectLookup): AdmissionPlugin[] {
-    return [
-      ...(this.rbac ? [new RbacEscalationCheck(this.authorizer, this.rbac)] : []),
-      ...(this.nodeGraph ? [new NodeRestriction({ pod: (ns, name) => lookup('pods', ns, name), node: (name) => lookup('nodes', undefined, name) })] : []),
-    ];
+  /** Admission plugins that come with the authorizers: RBAC's escalation checks (kube's policy-based storage, not a named plugin). */
+  admissionPlugins(): AdmissionPlugin[] {
+    return this.rbac ? [new RbacEscalationCheck(this.authorizer, this.rbac)] : [];
+  }
+
+  /** The Node authorizer is (or may become, by a configuration file's reload) one of the authorizers: NodeRestriction then runs unless disabled (server/admission-setup.ts). */
+  get nodeAuthorizer(): boolean {
+    return this.nodeGraph !== undefined;
   }
 
   /** Loads what the authorizers read from the watch caches (requests are served once they have it) and starts the configuration file's reloads. */

@@ -71,7 +71,8 @@ export interface ServerConfig {
   /**
    * --enable-admission-plugins / --disable-admission-plugins (kube names; the
    * order is always kube's) and --admission-control-config-file. Absent: the
-   * default-on set Capstan has built (server/admission-setup.ts).
+   * default-on set Capstan has built, with NodeRestriction when the Node
+   * authorizer is configured (server/admission-setup.ts).
    */
   admission?: { enablePlugins?: string[]; disablePlugins?: string[]; configFile?: string };
   /** --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds (DefaultTolerationSeconds; 300 each when absent). */

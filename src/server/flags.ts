@@ -14,6 +14,8 @@ export interface FlagSpec {
   type: FlagType;
   default?: string;
   help: string;
+  /** pflag's MarkDeprecated text: using the flag prints `Flag --name has been deprecated, <text>`. */
+  deprecated?: string;
 }
 
 export class FlagError extends Error {
@@ -31,6 +33,8 @@ export interface ParsedFlags {
   args: string[];
   /** Flags the user set explicitly. */
   set: Set<string>;
+  /** pflag's deprecation notices for the deprecated flags used, one per use. */
+  warnings: string[];
 }
 
 /** Go duration syntax: 300ms, 5s, 1m30s, 2h. */
@@ -71,6 +75,7 @@ export function parseFlags(argv: string[], specs: FlagSpec[]): ParsedFlags {
   const byName = new Map(specs.map((s) => [s.name, s]));
   const values = new Map<string, FlagValue>();
   const set = new Set<string>();
+  const warnings: string[] = [];
   for (const s of specs) if (s.default !== undefined) values.set(s.name, convert(s, s.default));
   const args: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -100,18 +105,20 @@ export function parseFlags(argv: string[], specs: FlagSpec[]): ParsedFlags {
       raw = argv[++i]!;
     }
     const v = convert(spec, raw);
+    if (spec.deprecated) warnings.push(`Flag --${spec.name} has been deprecated, ${spec.deprecated}`);
     if ((spec.type === 'stringList' || spec.type === 'stringArray') && set.has(name)) values.set(name, [...(values.get(name) as string[]), ...(v as string[])]);
     else values.set(name, v);
     set.add(name);
   }
-  return { values, args, set };
+  return { values, args, set, warnings };
 }
 
 export function usage(specs: FlagSpec[]): string {
   const lines = specs.map((s) => {
     const type = s.type === 'bool' ? '' : ` ${s.type === 'stringList' ? 'strings' : s.type}`;
     const def = s.default !== undefined && s.default !== '' ? ` (default ${s.type === 'string' ? JSON.stringify(s.default) : s.default})` : '';
-    return `      --${s.name}${type}\n            ${s.help}${def}`;
+    const deprecated = s.deprecated ? ` (DEPRECATED: ${s.deprecated})` : '';
+    return `      --${s.name}${type}\n            ${s.help}${def}${deprecated}`;
   });
   return lines.join('\n');
 }

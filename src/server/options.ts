@@ -9,6 +9,7 @@ import { AUTHORIZATION_MODES, BUILT_MODES, validateAuthorizationFlags } from '..
 /** `capstan serve`'s authorizers: Node,RBAC as kubeadm runs kube-apiserver, RBAC while the Node authorizer is not built. */
 export const DEFAULT_AUTHORIZATION_MODES: readonly string[] = BUILT_MODES.includes('Node') ? ['Node', 'RBAC'] : ['RBAC'];
 import { AUTHN_EXTENSION_FLAG_SPECS, authnExtensionsFromFlags } from './authn-flags.js';
+import { ADMISSION_FLAG_SPECS, admissionFromFlags } from './admission-flags.js';
 
 export const FLAG_SPECS: FlagSpec[] = [
   { name: 'secure-port', type: 'int', default: '6443', help: 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.' },
@@ -64,13 +65,14 @@ export const FLAG_SPECS: FlagSpec[] = [
   { name: 'feature-gates', type: 'stringArray', default: '', help: featureGatesHelp() },
   ...TOKEN_AUTHN_FLAG_SPECS,
   ...AUTHN_EXTENSION_FLAG_SPECS,
+  ...ADMISSION_FLAG_SPECS,
 ];
 
 function str(p: ParsedFlags, name: string): string {
   return String(p.values.get(name) ?? '');
 }
 
-export function configFromFlags(argv: string[], cwd = process.cwd()): { config: ServerConfig; help: boolean; args: string[] } {
+export function configFromFlags(argv: string[], cwd = process.cwd()): { config: ServerConfig; help: boolean; args: string[]; warnings: string[] } {
   const p = parseFlags(argv, FLAG_SPECS);
   const backend = str(p, 'storage-backend');
   if (backend !== 'sqlite' && backend !== 'memory' && backend !== 'etcd3') throw new FlagError(`invalid argument "${backend}" for "--storage-backend": must be one of sqlite, etcd3, memory`);
@@ -184,9 +186,11 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
   if (str(p, 'etcd-cafile')) config.etcdCaFile = resolve(cwd, str(p, 'etcd-cafile'));
   if (str(p, 'etcd-certfile')) config.etcdCertFile = resolve(cwd, str(p, 'etcd-certfile'));
   if (str(p, 'etcd-keyfile')) config.etcdKeyFile = resolve(cwd, str(p, 'etcd-keyfile'));
+  const admission = admissionFromFlags(p, cwd);
+  if (admission) config.admission = admission;
   const authn = authnExtensionsFromFlags(p, cwd);
   if (Object.keys(authn).length > 0) config.authnExtensions = authn;
-  return { config, help: p.values.get('help') === true, args: p.args };
+  return { config, help: p.values.get('help') === true, args: p.args, warnings: p.warnings };
 }
 
 function webhookVersion(v: string): 'v1' | 'v1beta1' {
