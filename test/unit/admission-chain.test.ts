@@ -111,8 +111,8 @@ describe('--enable-admission-plugins / --disable-admission-plugins / --admission
 
   it('refuses a kube plugin Capstan has not built, naming those it has', () => {
     assert.throws(
-      () => configFromFlags(['--enable-admission-plugins=AlwaysPullImages']),
-      (err: unknown) => err instanceof FlagError && /^--enable-admission-plugins: "AlwaysPullImages" is not supported by this server yet \(supported: .*AlwaysDeny/.test(err.message),
+      () => configFromFlags(['--enable-admission-plugins=ImagePolicyWebhook']),
+      (err: unknown) => err instanceof FlagError && /^--enable-admission-plugins: "ImagePolicyWebhook" is not supported by this server yet \(supported: .*AlwaysDeny/.test(err.message),
     );
   });
 });
