@@ -12,7 +12,7 @@ import type { RequestContext } from '../machinery/context.js';
 import type { ResourceRequestInfo } from '../machinery/request-info.js';
 
 /** What an admission call says itself; the rest comes from the request (ResourceScope.admit). */
-export type AdmitAttributes = Omit<AdmissionAttributes, 'resource' | 'namespace' | 'name' | 'subresource' | 'user' | 'addWarning' | 'addAuditAnnotation'> &
+export type AdmitAttributes = Omit<AdmissionAttributes, 'resource' | 'namespace' | 'name' | 'subresource' | 'user' | 'addWarning' | 'addAuditAnnotation' | 'onWriteFailed'> &
   Partial<Pick<AdmissionAttributes, 'namespace' | 'name' | 'subresource'>>;
 
 /**
@@ -75,6 +75,30 @@ export class ResourceScope {
 
   private servedType: ServedType | undefined;
 
+  /** Undoes of admission side effects for the write in progress (AdmissionAttributes.onWriteFailed). */
+  private admissionUndos: Array<() => Promise<void>> = [];
+
+  /**
+   * Runs the storage write of this request; when it fails, undoes what
+   * validating admission did for it (quota charged).
+   */
+  async landed<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      const result = await write();
+      this.admissionUndos = [];
+      return result;
+    } catch (err) {
+      await this.undoAdmission();
+      throw err;
+    }
+  }
+
+  private async undoAdmission(): Promise<void> {
+    const undos = this.admissionUndos;
+    this.admissionUndos = [];
+    await Promise.all(undos.map((u) => u()));
+  }
+
   /**
    * Runs both admission phases for this request: the resource, namespace,
    * name, subresource and user come from the request unless the call names
@@ -104,8 +128,10 @@ export class ResourceScope {
    * in its storage version (kube's createValidation / updateValidation).
    */
   validatingAdmission(admission: AdmissionChain, attrs: Omit<AdmitAttributes, 'operation' | 'object' | 'oldObject' | 'name'>): ValidateAdmission {
-    return (obj, old) =>
-      admission.validate(
+    return async (obj, old) => {
+      // The registry validates again only when the previous attempt's write did not land.
+      await this.undoAdmission();
+      await admission.validate(
         this.admissionAttributes({
           ...attrs,
           operation: old ? 'UPDATE' : 'CREATE',
@@ -114,6 +140,7 @@ export class ResourceScope {
           ...(old ? { oldObject: this.toServed(old) } : {}),
         }),
       );
+    };
   }
 
   /** The validating phase of a delete, on the object about to be deleted (kube's deleteValidation). */
@@ -134,6 +161,7 @@ export class ResourceScope {
       addAuditAnnotation: (key, value) => {
         if (!ctx.auditAnnotations.has(key)) ctx.auditAnnotations.set(key, value);
       },
+      onWriteFailed: (undo) => this.admissionUndos.push(undo),
     };
   }
 
