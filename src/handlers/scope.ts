@@ -150,7 +150,7 @@ export class ResourceScope {
 
   private admissionAttributes(attrs: AdmitAttributes): AdmissionAttributes {
     const ctx = this.ctx;
-    return {
+    const out: AdmissionAttributes = {
       resource: this.info,
       namespace: this.namespace,
       name: this.name,
@@ -161,8 +161,10 @@ export class ResourceScope {
       addAuditAnnotation: (key, value) => {
         if (!ctx.auditAnnotations.has(key)) ctx.auditAnnotations.set(key, value);
       },
-      onWriteFailed: (undo) => this.admissionUndos.push(undo),
     };
+    // Not enumerable: a copy of the attributes ({...attrs}) is data; the hook stays with this request.
+    Object.defineProperty(out, 'onWriteFailed', { value: (undo: () => Promise<void>) => this.admissionUndos.push(undo), enumerable: false });
+    return out;
   }
 
   /** What decoding a request does in kube: the served version's defaults and canonical quantities, in place. */

@@ -1,4 +1,3 @@
-import type { ApiClient, ObjectRef } from '../../machinery/client.js';
 import { internalError, isApiError } from '../../machinery/errors.js';
 import type { Logger } from '../../machinery/logger.js';
 import { cloneObject, type KubeObject } from '../../machinery/object.js';
@@ -15,7 +14,7 @@ import { equals, resourceListFromJson, resourceListToJson, subtract, subtractNon
  * ResourceQuota admission (kube's plugin/pkg/admission/resourcequota): a
  * create or update in a namespace with quotas is charged to every quota it
  * matches by writing the quota's status.used with a compare-and-swap
- * (resourceVersion) through the API, so that any number of servers on one
+ * (resourceVersion), so that any number of servers on one
  * store never admit past a limit. As kube's quota evaluator, requests of one
  * namespace are weighed one batch at a time, a batch's charges go out in one
  * write per quota, and a lost race re-reads the quotas and tries again
@@ -46,8 +45,6 @@ interface Waiter {
 export interface ResourceQuotaAdmissionOptions {
   /** The resourcequotas store, read through its watch cache. */
   quotas: ResourceStore;
-  /** Writes quota status (the loopback client). */
-  client: ApiClient;
   configuration: ResourceQuotaConfiguration;
   logger?: Logger;
   shutdown?: AbortSignal;
@@ -209,10 +206,12 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
       return;
     }
     // Lost a race (another server, the controller): weigh again on the quotas as they are now.
-    let fresh: QuotaState[];
+    const fresh: QuotaState[] = [];
     try {
-      const list = await this.opts.client.list({ group: '', version: 'v1', resource: 'resourcequotas', namespace: ns });
-      fresh = list.items.map((o) => quotaState({ apiVersion: 'v1', kind: 'ResourceQuota', ...o })).filter((q) => failed.includes(q.name));
+      for (const name of failed) {
+        const current = await this.read(ns, name);
+        if (current) fresh.push(quotaState(current));
+      }
     } catch {
       for (const w of waiters) if (w.state === 'pending') Object.assign(w, { state: 'refused', error: lastError });
       return;
@@ -220,12 +219,27 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     await this.checkQuotas(ns, fresh, waiters, retries - 1);
   }
 
-  /** PUT of the quota's status with its resourceVersion: a compare-and-swap. */
+  /**
+   * The quota's status written with its resourceVersion as precondition: a
+   * compare-and-swap (409 Conflict when someone wrote since). Straight to the
+   * store rather than through the loopback client, whose few connections the
+   * requests waiting here may all hold.
+   */
   private async writeUsed(quota: KubeObject, used: ResourceList): Promise<void> {
     const next = cloneObject(quota);
     next.status = { ...((next.status as Record<string, unknown> | undefined) ?? {}), used: resourceListToJson(used) };
-    const written = await this.opts.client.update(quotaRef(quota), next);
-    this.index.remember(written);
+    const written = await this.opts.quotas.update(quota.metadata?.namespace, { name: quota.metadata?.name ?? '', subresource: 'status' }, () => next);
+    this.index.remember(written.object);
+  }
+
+  /** The quota as stored now; undefined when it is gone. */
+  private async read(ns: string, name: string): Promise<KubeObject | undefined> {
+    try {
+      return await this.opts.quotas.get(ns, name, { kind: 'consistent' });
+    } catch (err) {
+      if (isApiError(err, 'NotFound')) return undefined;
+      throw err;
+    }
   }
 
   /** Takes charges back (their object was not stored), in turn with the namespace's admission work. */
@@ -238,19 +252,14 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
   private async applyGiveBack(ns: string, charges: ReadonlyMap<string, ResourceList>): Promise<void> {
     for (const [name, charge] of charges) {
       for (let attempt = 0; attempt < GIVE_BACK_RETRIES; attempt++) {
-        let current: KubeObject;
-        try {
-          current = await this.opts.client.get({ group: '', version: 'v1', resource: 'resourcequotas', namespace: ns, name });
-        } catch (err) {
-          if (isApiError(err, 'NotFound')) break;
-          throw err;
-        }
+        const current = await this.read(ns, name);
+        if (!current) break;
         const used = resourceListFromJson((current.status as { used?: unknown } | undefined)?.used);
         const reduced = new Map(used);
         for (const [r, q] of subtractNonNegative(mask(used, charge.keys()), charge)) reduced.set(r, q);
         if (equals(reduced, used)) break;
         try {
-          await this.writeUsed({ apiVersion: 'v1', kind: 'ResourceQuota', ...current }, reduced);
+          await this.writeUsed(current, reduced);
           break;
         } catch (err) {
           if (!isApiError(err, 'Conflict')) throw err;
@@ -260,17 +269,12 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
   }
 }
 
-function quotaRef(quota: KubeObject): ObjectRef {
-  return { group: '', version: 'v1', resource: 'resourcequotas', namespace: quota.metadata?.namespace ?? '', name: quota.metadata?.name ?? '', subresource: 'status' };
-}
-
 /** The plugin as the server builds it (ADMISSION_PLUGIN_FACTORIES). */
 export function resourceQuotaPlugin(ctx: AdmissionPluginContext): ResourceQuotaAdmission {
   const info = ctx.catalog.resource('', 'v1', 'resourcequotas');
   if (!info) throw new Error('ResourceQuota admission needs the resourcequotas resource');
   return new ResourceQuotaAdmission({
     quotas: ctx.registry.storeFor(info),
-    client: ctx.client('kube-apiserver'),
     configuration: parseResourceQuotaConfiguration(ctx.configuration),
     logger: ctx.logger,
     shutdown: ctx.shutdown,
