@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
-import { etcdMissing, startEtcd, type TestEtcd } from '../helpers/etcd.js';
-import { eventually, http, removeDir, startServer, type TestServer } from '../helpers/server.js';
+import { etcdMissing, startEtcd, startServersOnEtcd, stopServersOnEtcd, type TestEtcd } from '../helpers/etcd.js';
+import { eventually, http, type TestServer } from '../helpers/server.js';
 
 /**
  * Two servers on one etcd charge one quota: every charge is a
@@ -19,18 +19,11 @@ describe('ResourceQuota across processes on one etcd', { skip: missing }, () => 
 
   before(async () => {
     etcd = await startEtcd();
-    const args = (certDir?: string): string[] => ['--etcd-servers', etcd.endpoint, ...(certDir ? ['--cert-dir', certDir] : [])];
-    const first = await startServer({ backend: 'etcd3', args: args() });
-    servers.push(first);
-    servers.push(await startServer({ backend: 'etcd3', args: args(join(first.dataDir, 'pki')) }));
+    servers.push(...(await startServersOnEtcd(etcd, 2)));
   });
 
   after(async () => {
-    for (const s of servers) {
-      await s.stop();
-      removeDir(s.dataDir);
-    }
-    await etcd?.destroy();
+    await stopServersOnEtcd(servers, etcd);
   });
 
   it('admits exactly the limit when 20 creates race through two processes', async () => {
