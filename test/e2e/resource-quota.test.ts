@@ -147,4 +147,33 @@ describe('ResourceQuota with kubectl', { skip }, () => {
     assert.equal(paid.code, 0, paid.stderr);
     assert.equal(await used('quota-scope', 'besteffort', 'pods'), '1');
   });
+  it('counts custom resources as count/<plural>.<group>', async () => {
+    const crd = JSON.stringify({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    });
+    assert.equal((await k(['apply', '-f', '-'], crd)).code, 0);
+    assert.equal((await k(['wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=30s'])).code, 0);
+    await namespace('quota-crd');
+    assert.equal((await k(['create', 'quota', 'crs', '--hard=count/widgets.example.com=1', '-n', 'quota-crd'])).code, 0);
+    await usedBecomes('quota-crd', 'crs', 'count/widgets.example.com', '0');
+    const widget = (name: string): string => JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name } });
+    const first = await eventually(async () => {
+      const r = await k(['apply', '-n', 'quota-crd', '-f', '-'], widget('w1'));
+      return r.code === 0 ? r : undefined;
+    }, 20_000);
+    assert.equal(first.code, 0);
+    const second = await k(['apply', '-n', 'quota-crd', '-f', '-'], widget('w2'));
+    assert.match(second.stderr, /widgets\.example\.com "w2" is forbidden: exceeded quota: crs, requested: count\/widgets\.example\.com=1, used: count\/widgets\.example\.com=1, limited: count\/widgets\.example\.com=1/);
+    assert.equal((await k(['delete', 'widget', 'w1', '-n', 'quota-crd'])).code, 0);
+    await usedBecomes('quota-crd', 'crs', 'count/widgets.example.com', '0');
+    assert.equal((await k(['apply', '-n', 'quota-crd', '-f', '-'], widget('w2'))).code, 0);
+  });
 });
