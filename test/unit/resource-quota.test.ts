@@ -7,7 +7,7 @@ import { quotaMatches } from '../../src/admission/resource-quota/evaluator.js';
 import { POD_EVALUATOR } from '../../src/admission/resource-quota/pods.js';
 import { PVC_EVALUATOR } from '../../src/admission/resource-quota/pvcs.js';
 import { quotaState } from '../../src/admission/resource-quota/quota-index.js';
-import { calculateUsage, groupResourceOfCount, QuotaEvaluators } from '../../src/admission/resource-quota/registry.js';
+import { calculateUsage, groupResourceOfCount, QuotaEvaluators, quotaIgnores } from '../../src/admission/resource-quota/registry.js';
 import { prettyPrint, resourceListFromJson, resourceListToJson } from '../../src/admission/resource-quota/resources.js';
 import { formatScopes, scopeSelectorsOf } from '../../src/admission/resource-quota/scopes.js';
 import { SERVICE_EVALUATOR } from '../../src/admission/resource-quota/services.js';
@@ -69,6 +69,9 @@ describe('resource quota evaluators', () => {
     assert.deepEqual(groupResourceOfCount('count/widgets.example.com'), { group: 'example.com', resource: 'widgets' });
     assert.deepEqual(groupResourceOfCount('count/pods'), { group: '', resource: 'pods' });
     assert.equal(groupResourceOfCount('pods'), undefined);
+    // Events and virtual resources are never counted.
+    assert.deepEqual(evaluators.forHard(['count/events', 'count/events.events.k8s.io', 'count/tokenreviews.authentication.k8s.io']), []);
+    assert.equal(quotaIgnores('', 'events'), true);
   });
 
   it("sums a pod's container requests and limits, takes init containers' peak and sidecars, and charges hugepages and extended resources", () => {

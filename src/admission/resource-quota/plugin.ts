@@ -7,7 +7,7 @@ import type { AdmissionPluginContext } from '../plugin-context.js';
 import { checkRequest, type QuotaState } from './check.js';
 import { parseResourceQuotaConfiguration, type ResourceQuotaConfiguration } from './configuration.js';
 import { QuotaIndex, quotaState } from './quota-index.js';
-import { QuotaEvaluators } from './registry.js';
+import { QuotaEvaluators, quotaIgnores } from './registry.js';
 import { equals, resourceListFromJson, resourceListToJson, subtract, subtractNonNegative, mask, type ResourceList } from './resources.js';
 
 /**
@@ -29,8 +29,6 @@ const EVALUATION_TIMEOUT_MS = 10_000;
 const WRITE_RETRIES = 3;
 /** Attempts of a give-back against concurrent writers. */
 const GIVE_BACK_RETRIES = 16;
-/** Resources quota never looks at (pkg/quota/v1/install). */
-const IGNORED = new Set(['/events']);
 
 interface Waiter {
   readonly attrs: AdmissionAttributes;
@@ -79,7 +77,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     const res = attrs.resource;
     // Cluster-scoped objects and namespaces themselves have no quota.
     if (!attrs.namespace || (res.group === '' && res.name === 'namespaces')) return;
-    if (IGNORED.has(`${res.group}/${res.name}`)) return;
+    if (quotaIgnores(res.group, res.name)) return;
     const evaluator = this.evaluators.get(res.group, res.name);
     if (!evaluator.handles(attrs)) return;
     if (!this.index.has(attrs.namespace) && this.opts.configuration.limitedResources.length === 0) return;

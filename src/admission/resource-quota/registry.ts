@@ -22,6 +22,25 @@ const LEGACY_ALIASES: ReadonlyMap<string, string> = new Map([
 
 const SPECIAL: ReadonlyMap<string, QuotaEvaluator> = new Map([POD_EVALUATOR, SERVICE_EVALUATOR, PVC_EVALUATOR].map((e) => [`/${e.resource}`, e]));
 
+/** pkg/quota/v1/install's ignored resources: virtual ones never stored, and events. */
+const IGNORED: ReadonlySet<string> = new Set([
+  '/bindings',
+  '/componentstatuses',
+  'authentication.k8s.io/tokenreviews',
+  'authentication.k8s.io/selfsubjectreviews',
+  'authorization.k8s.io/subjectaccessreviews',
+  'authorization.k8s.io/selfsubjectaccessreviews',
+  'authorization.k8s.io/localsubjectaccessreviews',
+  'authorization.k8s.io/selfsubjectrulesreviews',
+  '/events',
+  'events.k8s.io/events',
+]);
+
+/** Whether quota leaves a group-resource alone (neither admission nor the controller count it). */
+export function quotaIgnores(group: string, resource: string): boolean {
+  return IGNORED.has(`${group}/${resource}`);
+}
+
 export class QuotaEvaluators {
   private readonly counts = new Map<string, QuotaEvaluator>();
 
@@ -51,7 +70,7 @@ export class QuotaEvaluators {
     for (const r of LEGACY_ALIASES.keys()) consider(this.get('', r));
     for (const name of hardNames) {
       const gr = groupResourceOfCount(name);
-      if (gr) consider(this.get(gr.group, gr.resource));
+      if (gr && !quotaIgnores(gr.group, gr.resource)) consider(this.get(gr.group, gr.resource));
     }
     return [...out.values()];
   }
