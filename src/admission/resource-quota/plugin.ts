@@ -116,6 +116,10 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     });
     try {
       await Promise.race([batch.done, timedOut]);
+    } catch (err) {
+      // Timed out: a batch still weighing it skips it, and what it charged is given back.
+      if (waiter.state === 'admitted' && waiter.charged.size > 0) void this.giveBack(ns, new Map(waiter.charged));
+      Object.assign(waiter, { state: 'refused', error: err });
     } finally {
       clearTimeout(timer);
     }
