@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
+import { isApiError } from '../../src/machinery/errors.js';
+import { ApiServer } from '../../src/server/apiserver.js';
 import { eventually, http, kubectl, kubectlMissing, removeDir, startServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -175,5 +177,28 @@ describe('ResourceQuota with kubectl', { skip }, () => {
     assert.equal((await k(['delete', 'widget', 'w1', '-n', 'quota-crd'])).code, 0);
     await usedBecomes('quota-crd', 'crs', 'count/widgets.example.com', '0');
     assert.equal((await k(['apply', '-n', 'quota-crd', '-f', '-'], widget('w2'))).code, 0);
+  });
+});
+
+describe('ResourceQuota for in-process clients', () => {
+  it('admits exactly the limit when 20 loopback creates race (more than the loopback client has connections)', async () => {
+    const server = new ApiServer();
+    await server.start();
+    try {
+      await server.controllersSynced;
+      const client = server.client('quota-test');
+      const ns = { group: '', version: 'v1', namespace: 'default' };
+      await client.create({ ...ns, resource: 'resourcequotas' }, { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q' }, spec: { hard: { 'count/secrets': '3' } } });
+      await eventually(async () => ((await client.get({ ...ns, resource: 'resourcequotas', name: 'q' })).status as { used?: unknown } | undefined)?.used !== undefined);
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) => client.create({ ...ns, resource: 'secrets' }, { apiVersion: 'v1', kind: 'Secret', metadata: { name: `s-${i}` } })),
+      );
+      assert.equal(results.filter((r) => r.status === 'fulfilled').length, 3);
+      for (const r of results) if (r.status === 'rejected') assert.ok(isApiError(r.reason, 'Forbidden'), String(r.reason));
+      const used = (await client.get({ ...ns, resource: 'resourcequotas', name: 'q' })).status as { used: Record<string, string> };
+      assert.equal(used.used['count/secrets'], '3');
+    } finally {
+      await server.stop();
+    }
   });
 });
