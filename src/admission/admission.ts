@@ -36,6 +36,13 @@ export interface AdmissionAttributes {
   addWarning?(text: string): void;
   /** Records an audit annotation for the request (key → value; the first value of a key stays). */
   addAuditAnnotation?(key: string, value: string): void;
+  /**
+   * Registers how to undo a side effect of admitting this write (a quota
+   * charge) should the write not land: the handlers run what was registered
+   * when the storage write fails or is retried. kube leaves this to the quota
+   * controller's next resync.
+   */
+  onWriteFailed?(undo: () => Promise<void>): void;
   /** kube's ReinvocationContext, set by the chain for its mutating phase. */
   reinvocation?: ReinvocationContext;
 }

@@ -32,6 +32,7 @@ import { EventRateLimit, eventRateLimitConfiguration } from './event-rate-limit.
 import { LimitPodHardAntiAffinityTopology } from './limit-pod-hard-anti-affinity-topology.js';
 import { NamespaceAutoProvision } from './namespace-auto-provision.js';
 import { NamespaceExists } from './namespace-exists.js';
+import { resourceQuotaPlugin } from './resource-quota/plugin.js';
 
 /**
  * kube-apiserver 1.36's admission plugins in its fixed order
@@ -174,4 +175,5 @@ export const ADMISSION_PLUGIN_FACTORIES: ReadonlyMap<string, AdmissionPluginFact
   }],
   ['EventRateLimit', (ctx) => new EventRateLimit(eventRateLimitConfiguration(ctx.configuration))],
   ['DenyServiceExternalIPs', () => new DenyServiceExternalIPs()],
+  ['ResourceQuota', resourceQuotaPlugin],
 ]);

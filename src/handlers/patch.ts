@@ -188,7 +188,7 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
   scope.canonicalize(applied);
   const subresource = scope.writeMode;
   const options = createOptions(opts, 'PatchOptions');
-  const result = await scope.store.update(
+  const result = await scope.landed(() => scope.store.update(
     info.namespaced ? scope.namespace : undefined,
     {
       name: scope.name, dryRun: opts.dryRun, subresource, forceAllowCreate: subresource === '',
@@ -207,7 +207,7 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
       await scope.admitMutating(admission, { operation: live ? 'UPDATE' : 'CREATE', subresource, object: merged, ...(live ? { oldObject: live } : {}), options, dryRun: opts.dryRun });
       return scope.toStorage(merged);
     },
-  );
+  ));
   writeEncoded(ctx, result.created ? 201 : 200, renderObject(scope, scope.toServed(result.object), neg.view), neg.encoding, neg.contentType);
 }
 
@@ -226,7 +226,7 @@ export async function handlePatch(scope: ResourceScope, admission: AdmissionChai
   const manager = updateManager(scope, opts.fieldManager);
   const subresource = scope.writeMode;
   const options = createOptions(opts, 'PatchOptions');
-  const result = await scope.store.update(
+  const result = await scope.landed(() => scope.store.update(
     info.namespaced ? scope.namespace : undefined,
     { name: scope.name, dryRun: opts.dryRun, subresource, validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }), warn: (t) => ctx.warnings.push(t) },
     async (current) => {
@@ -238,6 +238,6 @@ export async function handlePatch(scope: ResourceScope, admission: AdmissionChai
       await scope.admitMutating(admission, { operation: 'UPDATE', subresource, object: patched, oldObject: served, options, dryRun: opts.dryRun });
       return scope.toStorage(patched);
     },
-  );
+  ));
   writeEncoded(ctx, 200, renderObject(scope, scope.toServed(result.object), neg.view), neg.encoding, neg.contentType);
 }

@@ -12,7 +12,7 @@ import type { RequestContext } from '../machinery/context.js';
 import type { ResourceRequestInfo } from '../machinery/request-info.js';
 
 /** What an admission call says itself; the rest comes from the request (ResourceScope.admit). */
-export type AdmitAttributes = Omit<AdmissionAttributes, 'resource' | 'namespace' | 'name' | 'subresource' | 'user' | 'addWarning' | 'addAuditAnnotation'> &
+export type AdmitAttributes = Omit<AdmissionAttributes, 'resource' | 'namespace' | 'name' | 'subresource' | 'user' | 'addWarning' | 'addAuditAnnotation' | 'onWriteFailed'> &
   Partial<Pick<AdmissionAttributes, 'namespace' | 'name' | 'subresource'>>;
 
 /**
@@ -81,6 +81,30 @@ export class ResourceScope {
 
   private servedType: ServedType | undefined;
 
+  /** Undoes of admission side effects for the write in progress (AdmissionAttributes.onWriteFailed). */
+  private admissionUndos: Array<() => Promise<void>> = [];
+
+  /**
+   * Runs the storage write of this request; when it fails, undoes what
+   * validating admission did for it (quota charged).
+   */
+  async landed<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      const result = await write();
+      this.admissionUndos = [];
+      return result;
+    } catch (err) {
+      await this.undoAdmission();
+      throw err;
+    }
+  }
+
+  private async undoAdmission(): Promise<void> {
+    const undos = this.admissionUndos;
+    this.admissionUndos = [];
+    await Promise.all(undos.map((u) => u()));
+  }
+
   /**
    * Runs both admission phases for this request: the resource, namespace,
    * name, subresource and user come from the request unless the call names
@@ -110,8 +134,10 @@ export class ResourceScope {
    * in its storage version (kube's createValidation / updateValidation).
    */
   validatingAdmission(admission: AdmissionChain, attrs: Omit<AdmitAttributes, 'operation' | 'object' | 'oldObject' | 'name'>): ValidateAdmission {
-    return (obj, old) =>
-      admission.validate(
+    return async (obj, old) => {
+      // The registry validates again only when the previous attempt's write did not land.
+      await this.undoAdmission();
+      await admission.validate(
         this.admissionAttributes({
           ...attrs,
           operation: old ? 'UPDATE' : 'CREATE',
@@ -120,6 +146,7 @@ export class ResourceScope {
           ...(old ? { oldObject: this.toServed(old) } : {}),
         }),
       );
+    };
   }
 
   /** The validating phase of a delete, on the object about to be deleted (kube's deleteValidation). */
@@ -129,7 +156,7 @@ export class ResourceScope {
 
   private admissionAttributes(attrs: AdmitAttributes): AdmissionAttributes {
     const ctx = this.ctx;
-    return {
+    const out: AdmissionAttributes = {
       resource: this.info,
       namespace: this.namespace,
       name: this.name,
@@ -141,6 +168,9 @@ export class ResourceScope {
         if (!ctx.auditAnnotations.has(key)) ctx.auditAnnotations.set(key, value);
       },
     };
+    // Not enumerable: a copy of the attributes ({...attrs}) is data; the hook stays with this request.
+    Object.defineProperty(out, 'onWriteFailed', { value: (undo: () => Promise<void>) => this.admissionUndos.push(undo), enumerable: false });
+    return out;
   }
 
   /** What decoding a request does in kube: the served version's defaults and canonical quantities, in place. */

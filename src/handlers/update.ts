@@ -23,7 +23,7 @@ export async function handleUpdate(scope: ResourceScope, admission: AdmissionCha
   const manager = updateManager(scope, opts.fieldManager);
   const subresource = scope.writeMode;
   const options = createOptions(opts, 'UpdateOptions');
-  const result = await scope.store.update(
+  const result = await scope.landed(() => scope.store.update(
     info.namespaced ? scope.namespace : undefined,
     { name: scope.name, dryRun: opts.dryRun, subresource, validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }), warn: (t) => ctx.warnings.push(t) },
     async (current) => {
@@ -32,6 +32,6 @@ export async function handleUpdate(scope: ResourceScope, admission: AdmissionCha
       await scope.admitMutating(admission, { operation: current ? 'UPDATE' : 'CREATE', subresource, object: updated, ...(old ? { oldObject: old } : {}), options, dryRun: opts.dryRun });
       return scope.toStorage(updated);
     },
-  );
+  ));
   writeEncoded(ctx, result.created ? 201 : 200, renderObject(scope, scope.toServed(result.object), neg.view), neg.encoding, neg.contentType);
 }

@@ -36,6 +36,7 @@ import type { Controller } from '../controllers/controller.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
 import { SystemPriorityClasses } from '../controllers/system-priority-classes.js';
 import { NamespaceDeleter } from '../controllers/namespace-deleter.js';
+import { ResourceQuotaController } from '../controllers/resource-quota.js';
 import { SystemNamespaces } from '../controllers/system-namespaces.js';
 import { KubernetesService } from '../controllers/kubernetes-service.js';
 import { CrdFinalizer } from '../controllers/crd-finalizer.js';
@@ -275,6 +276,7 @@ export class ApiServer {
       const caPem = this.pki.servingCa ?? this.pki.serving.cert;
       this.controllers.push(this.leaderOnly('legacy-token-secrets', () => new LegacyTokenSecrets(core('secrets'), core('serviceaccounts'), controllerManager, issuer, caPem)));
     }
+    this.controllers.push(this.leaderOnly('resourcequota-controller', () => new ResourceQuotaController({ registry: this.registry, catalog: this.catalog, client: controllerManager })));
     this.controllers.push(this.leaderOnly('namespace-defaults', () => new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), controllerManager, this.pki.servingCa ?? this.pki.serving.cert)));
     // etcd keeps one --etcd-compaction-interval of history (kube-apiserver's
     // compactor); the embedded stores keep the watch cache's window.

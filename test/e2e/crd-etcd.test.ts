@@ -5,10 +5,9 @@
  * through the other, and deleting it through the other removes it from both.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { etcdMissing, startEtcd, type TestEtcd } from '../helpers/etcd.js';
-import { eventually, http, removeDir, startServer, type TestServer } from '../helpers/server.js';
+import { etcdMissing, startEtcd, startServersOnEtcd, stopServersOnEtcd, type TestEtcd } from '../helpers/etcd.js';
+import { eventually, http, type TestServer } from '../helpers/server.js';
 
 const missing = etcdMissing();
 
@@ -31,18 +30,11 @@ describe('CRDs across processes on one etcd', { skip: missing }, () => {
 
   before(async () => {
     etcd = await startEtcd();
-    const args = (certDir?: string): string[] => ['--etcd-servers', etcd.endpoint, ...(certDir ? ['--cert-dir', certDir] : [])];
-    const first = await startServer({ backend: 'etcd3', args: args() });
-    servers.push(first);
-    servers.push(await startServer({ backend: 'etcd3', args: args(join(first.dataDir, 'pki')) }));
+    servers.push(...(await startServersOnEtcd(etcd, 2)));
   });
 
   after(async () => {
-    for (const s of servers) {
-      await s.stop();
-      removeDir(s.dataDir);
-    }
-    await etcd?.destroy();
+    await stopServersOnEtcd(servers, etcd);
   });
 
   it('a CRD created through one process is served by every process', async () => {

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { tempDir, removeDir } from './server.js';
+import { join } from 'node:path';
+import { tempDir, removeDir, startServer, type TestServer } from './server.js';
 
 /**
  * Test harness for a real etcd (Debian's etcd-server): one single-member
@@ -122,4 +123,25 @@ export async function startEtcd(): Promise<TestEtcd> {
     output: () => out,
     pid: () => (proc && proc.exitCode === null && proc.signalCode === null ? proc.pid : undefined),
   };
+}
+
+/**
+ * `count` Capstan processes on one etcd: the first generates the PKI, the
+ * others serve with its cert dir, so one set of credentials works on all.
+ */
+export async function startServersOnEtcd(etcd: TestEtcd, count: number): Promise<TestServer[]> {
+  const args = (certDir?: string): string[] => ['--etcd-servers', etcd.endpoint, ...(certDir ? ['--cert-dir', certDir] : [])];
+  const first = await startServer({ backend: 'etcd3', args: args() });
+  const servers = [first];
+  for (let i = 1; i < count; i++) servers.push(await startServer({ backend: 'etcd3', args: args(join(first.dataDir, 'pki')) }));
+  return servers;
+}
+
+/** Stops the processes (removing their data dirs), then etcd. */
+export async function stopServersOnEtcd(servers: readonly TestServer[], etcd: TestEtcd | undefined): Promise<void> {
+  for (const s of servers) {
+    await s.stop();
+    removeDir(s.dataDir);
+  }
+  await etcd?.destroy();
 }
