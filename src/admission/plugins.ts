@@ -6,7 +6,6 @@ import { CertificateSubjectRestriction } from './certificates/certificate-subjec
 import { ClusterTrustBundleAttest } from './certificates/cluster-trust-bundle-attest.js';
 import { defaultIngressClass } from './default-ingress-class.js';
 import { OwnerReferencesPermissionEnforcement } from './owner-references-permission.js';
-import { ResourceLister } from './resource-lister.js';
 import { defaultStorageClass } from './storage/default-storage-class.js';
 import { PersistentVolumeClaimResize } from './storage/pvc-resize.js';
 import { StorageObjectInUseProtection } from './storage/storage-object-in-use-protection.js';
@@ -125,7 +124,7 @@ export const ADMISSION_PLUGIN_FACTORIES: ReadonlyMap<string, AdmissionPluginFact
     return new NamespaceLifecycle((name) => namespaces(undefined, name));
   }],
   ['DefaultStorageClass', (ctx) => {
-    const classes = new ResourceLister(ctx, 'storage.k8s.io', 'v1', 'storageclasses');
+    const classes = new PluginLister(ctx, 'storage.k8s.io', 'v1', 'storageclasses');
     return defaultStorageClass(() => classes.list(), () => classes.start());
   }],
   ['StorageObjectInUseProtection', () => new StorageObjectInUseProtection()],
@@ -139,7 +138,7 @@ export const ADMISSION_PLUGIN_FACTORIES: ReadonlyMap<string, AdmissionPluginFact
   ['ClusterTrustBundleAttest', (ctx) => new ClusterTrustBundleAttest(ctx.authorizer)],
   ['CertificateSubjectRestriction', () => new CertificateSubjectRestriction()],
   ['DefaultIngressClass', (ctx) => {
-    const classes = new ResourceLister(ctx, 'networking.k8s.io', 'v1', 'ingressclasses');
+    const classes = new PluginLister(ctx, 'networking.k8s.io', 'v1', 'ingressclasses');
     return defaultIngressClass(() => classes.list(), () => classes.start());
   }],
   ['PodSecurity', (ctx) => newPodSecurityPlugin(ctx)],
