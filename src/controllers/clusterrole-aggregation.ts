@@ -5,7 +5,7 @@ import { jsonEqual, type KubeObject } from '../machinery/object.js';
 import { labelSelectorMatches } from '../machinery/selectors.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { Controller } from './controller.js';
-import { Informer, WorkQueue } from '../registry/informer.js';
+import { Informer, WorkQueue, type WorkQueueMetrics } from '../registry/informer.js';
 
 /**
  * kube-controller-manager's clusterrole-aggregation controller
@@ -42,8 +42,8 @@ export class ClusterRoleAggregation implements Controller {
   private readonly informer: Informer;
   private readonly queue: WorkQueue;
 
-  constructor(clusterRoles: ResourceStore, private readonly client: ApiClient) {
-    this.queue = new WorkQueue((name) => this.sync(name));
+  constructor(clusterRoles: ResourceStore, private readonly client: ApiClient, metrics?: WorkQueueMetrics) {
+    this.queue = new WorkQueue((name) => this.sync(name), { name: 'ClusterRoleAggregator', backoff: { baseMs: 1000, maxMs: 1000 }, ...(metrics ? { metrics } : {}) });
     this.informer = new Informer(clusterRoles, () => this.enqueueAggregated());
   }
 

@@ -4,7 +4,7 @@ import { cloneObject, type KubeObject } from '../machinery/object.js';
 import { CLEANUP_FINALIZER, conditionTrue, crdSpec, crdVersions, CRD_GROUP, CRD_RESOURCE, hasFinalizer, setCondition, type CrdCondition } from '../apiextensions/crd.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { Controller } from './controller.js';
-import { Informer, WorkQueue } from '../registry/informer.js';
+import { Informer, WorkQueue, type WorkQueueMetrics } from '../registry/informer.js';
 
 /**
  * kube's CRDFinalizer (apiextensions-apiserver pkg/controller/finalizer), on
@@ -26,8 +26,9 @@ export class CrdFinalizer implements Controller {
   constructor(
     crds: ResourceStore,
     private readonly client: ApiClient,
+    metrics?: WorkQueueMetrics,
   ) {
-    this.queue = new WorkQueue((name) => this.sync(name), 5000);
+    this.queue = new WorkQueue((name) => this.sync(name), { name: 'crd_finalizer', backoff: { baseMs: 5000, maxMs: 5000 }, ...(metrics ? { metrics } : {}) });
     this.informer = new Informer(crds, (type, crd) => {
       if (type !== 'DELETED' && crd.metadata?.deletionTimestamp && hasFinalizer(crd, CLEANUP_FINALIZER)) this.queue.add(crd.metadata.name!);
     });

@@ -6,7 +6,7 @@ import { calculateNames } from '../apiextensions/naming.js';
 import { apiApprovalState, isProtectedGroup } from '../apiextensions/versions.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { Controller } from './controller.js';
-import { Informer, WorkQueue } from '../registry/informer.js';
+import { Informer, WorkQueue, type WorkQueueMetrics } from '../registry/informer.js';
 
 /**
  * kube's CRD status controllers, on the leader: the naming controller
@@ -40,8 +40,9 @@ export class CrdNaming implements Controller {
     private readonly client: ApiClient,
     /** Whether this process serves the CRD's resource yet (the establishing controller waits for it). */
     private readonly served: (group: string, plural: string) => boolean,
+    metrics?: WorkQueueMetrics,
   ) {
-    this.queue = new WorkQueue((name) => this.sync(name));
+    this.queue = new WorkQueue((name) => this.sync(name), { name: 'crd_naming_condition_controller', backoff: { baseMs: 1000, maxMs: 1000 }, ...(metrics ? { metrics } : {}) });
     this.informer = new Informer(crds, (type, crd) => {
       if (type === 'DELETED') this.requeueGroup(crdSpec(crd).group ?? '', '');
       else this.queue.add(crd.metadata?.name ?? '');

@@ -4,7 +4,7 @@ import { isApiError } from '../machinery/errors.js';
 import { cloneObject, type KubeObject } from '../machinery/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { Controller } from './controller.js';
-import { Informer, WorkQueue } from '../registry/informer.js';
+import { Informer, WorkQueue, type WorkQueueMetrics } from '../registry/informer.js';
 import { readModifyWrite } from './writes.js';
 
 /**
@@ -34,8 +34,9 @@ export class LegacyTokenSecrets implements Controller {
     private readonly client: ApiClient,
     private readonly issuer: ServiceAccountTokenIssuer,
     private readonly caPem: string,
+    metrics?: WorkQueueMetrics,
   ) {
-    this.queue = new WorkQueue((key) => this.sync(key));
+    this.queue = new WorkQueue((key) => this.sync(key), { name: 'serviceaccount_tokens_secret', backoff: { baseMs: 1000, maxMs: 1000 }, ...(metrics ? { metrics } : {}) });
     this.secrets = new Informer(secrets, (type, secret) => {
       if (type !== 'DELETED' && secret.type === SERVICE_ACCOUNT_TOKEN_TYPE) this.queue.add(Informer.keyOf(secret));
     });

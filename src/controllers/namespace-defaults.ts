@@ -2,7 +2,7 @@ import type { ApiClient } from '../machinery/client.js';
 import type { KubeObject } from '../machinery/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { jsonEqual, cloneObject } from '../machinery/object.js';
-import { Informer, WorkQueue } from '../registry/informer.js';
+import { Informer, WorkQueue, type WorkQueueMetrics } from '../registry/informer.js';
 import type { Controller } from './controller.js';
 import { createIfMissing, readModifyWrite } from './writes.js';
 
@@ -40,8 +40,9 @@ export class NamespaceDefaults implements Controller {
     configMaps: ResourceStore,
     private readonly client: ApiClient,
     private readonly rootCaPem: string,
+    metrics?: WorkQueueMetrics,
   ) {
-    this.queue = new WorkQueue((ns) => this.sync(ns));
+    this.queue = new WorkQueue((ns) => this.sync(ns), { name: 'root_ca_cert_publisher', backoff: { baseMs: 1000, maxMs: 1000 }, ...(metrics ? { metrics } : {}) });
     this.nsInformer = new Informer(namespaces, (type, ns) => {
       if (type !== 'DELETED') this.queue.add(ns.metadata!.name!);
     });

@@ -3,7 +3,7 @@ import { isApiError } from '../machinery/errors.js';
 import { NAMESPACE_FINALIZER } from '../registry/namespaces.js';
 import { cloneObject, jsonEqual, nowTimestamp, type KubeObject } from '../machinery/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
-import { Informer, WorkQueue } from '../registry/informer.js';
+import { Informer, WorkQueue, type WorkQueueMetrics } from '../registry/informer.js';
 import type { Controller } from './controller.js';
 import { readModifyWrite } from './writes.js';
 
@@ -38,8 +38,9 @@ export class NamespaceDeleter implements Controller {
     private readonly client: ApiClient,
     /** Every namespaced resource that can be listed and deleted, one version each; asked per run (the set can change). */
     private readonly contentResources: () => GroupVersionResource[],
+    metrics?: WorkQueueMetrics,
   ) {
-    this.queue = new WorkQueue((name) => this.sync(name));
+    this.queue = new WorkQueue((name) => this.sync(name), { name: 'namespace', backoff: { baseMs: 1000, maxMs: 1000 }, ...(metrics ? { metrics } : {}) });
     this.informer = new Informer(namespaces, (type, ns) => {
       if (type !== 'DELETED' && ns.metadata?.deletionTimestamp) this.queue.add(ns.metadata.name!);
     });

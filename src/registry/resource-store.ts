@@ -12,6 +12,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from './validate-meta.js
 import { CorruptObjectError, corruptListError, decodeStoredObject } from '../storage/stored-object.js';
 import { FeatureGates } from '../machinery/feature-gates.js';
 import type { CreateOptions, StatusStrategy, StoreHooks } from './descriptor.js';
+import { deletionFinalizers } from './gc-finalizers.js';
 
 /**
  * The generic registry of one resource (kube-apiserver's genericregistry.Store):
@@ -75,6 +76,8 @@ export interface DeleteOptions {
   gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
   propagationPolicy?: string;
+  /** The legacy form of propagationPolicy (true: Orphan, false: Background). */
+  orphanDependents?: boolean;
   /** Validating admission on the object about to be deleted, after the preconditions (kube's deleteValidation). */
   validate?: (current: KubeObject) => Promise<void>;
 }
@@ -434,13 +437,18 @@ export class ResourceStore {
       this.checkDeletePreconditions(current, opts);
       await opts.validate?.(current);
       const grace = this.strategy.gracePeriodSeconds?.(current, opts.gracePeriodSeconds) ?? 0;
-      const pendingFinalizers = this.hasPendingFinalizers(current);
+      // The garbage collector's finalizers follow the options, except once a
+      // graceful deletion is pending (kube's pendingGraceful).
+      const gracefulPending = !!meta.deletionTimestamp && (meta.deletionGracePeriodSeconds ?? 0) > 0;
+      const gc = gracefulPending ? { changed: false, finalizers: [] } : deletionFinalizers(this.strategy.garbageCollectionPolicy ?? 'DeleteDependents', current, opts);
+      const pendingFinalizers = gc.changed ? gc.finalizers.length > 0 || this.hooks.pendingFinalizers?.(current) === true : this.hasPendingFinalizers(current);
       if (pendingFinalizers || grace > 0) {
-        if (meta.deletionTimestamp && (meta.deletionGracePeriodSeconds ?? 0) <= grace) {
+        if (!gc.changed && meta.deletionTimestamp && (meta.deletionGracePeriodSeconds ?? 0) <= grace) {
           return { object: current, deleted: false };
         }
         const next = cloneObject(current);
         const nmeta = metaOf(next);
+        if (gc.changed) nmeta.finalizers = gc.finalizers;
         delete nmeta.resourceVersion;
         const now = new Date();
         if (!nmeta.deletionTimestamp) {
