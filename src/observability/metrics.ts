@@ -1,6 +1,7 @@
 import type { AuthenticationConfigMetrics } from '../authn/authentication-config-controller.js';
 import type { WatchCacheStats } from '../cache/watch-cache.js';
 import type { DeprecatedApiRequests } from '../api/deprecated-api-requests.js';
+import { WORK_DURATION_BUCKETS, type WorkQueueMetrics } from '../registry/work-queue.js';
 
 /**
  * /metrics in Prometheus text format (prom-client). Watch cache figures are
@@ -30,6 +31,8 @@ export class Metrics {
     /** Reloads of --authentication-config, when the server has one. */
     private readonly authnConfig?: AuthenticationConfigMetrics,
     private readonly deprecatedApis?: DeprecatedApiRequests,
+    /** The in-process controllers' queues. */
+    private readonly workQueues?: WorkQueueMetrics,
   ) {}
 
   private async build(): Promise<import('prom-client').Registry> {
@@ -98,7 +101,63 @@ export class Metrics {
         },
       });
     }
+    if (this.workQueues) this.workQueueMetrics(prom, registry, this.workQueues);
     return registry;
+  }
+
+  /** client-go's workqueue metrics (component-base/metrics/prometheus/workqueue), label `name` per queue. */
+  private workQueueMetrics(prom: PromClient, registry: import('prom-client').Registry, queues: WorkQueueMetrics): void {
+    new prom.Gauge({
+      name: 'workqueue_depth',
+      help: '[ALPHA] Current depth of workqueue',
+      labelNames: ['name'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const q of queues.all()) this.set({ name: q.name }, q.figures.depth);
+      },
+    });
+    new prom.Counter({
+      name: 'workqueue_adds_total',
+      help: '[ALPHA] Total number of adds handled by workqueue',
+      labelNames: ['name'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const q of queues.all()) this.inc({ name: q.name }, q.figures.adds);
+      },
+    });
+    new prom.Counter({
+      name: 'workqueue_retries_total',
+      help: '[ALPHA] Total number of retries handled by workqueue',
+      labelNames: ['name'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const q of queues.all()) this.inc({ name: q.name }, q.figures.retries);
+      },
+    });
+    // A histogram whose figures the queues keep themselves: written out as prom-client writes one.
+    const name = 'workqueue_work_duration_seconds';
+    registry.registerMetric({
+      name,
+      help: '[ALPHA] How long in seconds processing an item from workqueue takes.',
+      type: 'histogram',
+      aggregator: 'sum',
+      get: () => ({
+        name,
+        help: '[ALPHA] How long in seconds processing an item from workqueue takes.',
+        type: 'histogram',
+        aggregator: 'sum',
+        values: queues.all().flatMap(({ name: queue, figures: f }) => [
+          ...WORK_DURATION_BUCKETS.map((le, i) => ({ metricName: `${name}_bucket`, labels: { le: String(le), name: queue }, value: f.durationBuckets[i] ?? 0 })),
+          { metricName: `${name}_bucket`, labels: { le: '+Inf', name: queue }, value: f.durationCount },
+          { metricName: `${name}_sum`, labels: { name: queue }, value: f.durationSum },
+          { metricName: `${name}_count`, labels: { name: queue }, value: f.durationCount },
+        ]),
+      }),
+      reset: () => {},
+    } as unknown as import('prom-client').Metric);
   }
 
   /** kube-apiserver's authentication config controller metrics (k8s.io/apiserver/pkg/server/options/authenticationconfig/metrics). */

@@ -1,3 +1,4 @@
+import type { WorkQueueMetrics } from '../registry/work-queue.js';
 import type { AdmissionPlugin } from '../admission/admission.js';
 import type { ApiCatalog } from '../api/catalog.js';
 import { AbacAuthorizer, loadPolicyFile } from '../authz/abac.js';
@@ -119,10 +120,10 @@ export class AuthorizationSetup {
   }
 
   /** The ClusterRole aggregation controller, with RBAC; `wrap` runs it on the leader only. */
-  controllers(registry: Registry, catalog: ApiCatalog, client: (component: string) => ApiClient, wrap: (name: string, create: () => Controller) => Controller): Controller[] {
+  controllers(registry: Registry, catalog: ApiCatalog, client: (component: string) => ApiClient, wrap: (name: string, create: () => Controller) => Controller, metrics?: WorkQueueMetrics): Controller[] {
     if (!this.rbac) return [];
     const clusterRoles = registry.storeFor(catalog.knownResource('rbac.authorization.k8s.io', 'v1', 'clusterroles')!);
-    return [wrap('clusterrole-aggregation', () => new ClusterRoleAggregation(clusterRoles, client('clusterrole-aggregation-controller')))];
+    return [wrap('clusterrole-aggregation', () => new ClusterRoleAggregation(clusterRoles, client('clusterrole-aggregation-controller'), metrics))];
   }
 
   stop(): void {

@@ -72,6 +72,8 @@ export interface ServerConfig {
    * default-on set Capstan has built (server/admission-setup.ts).
    */
   admission?: { enablePlugins?: string[]; disablePlugins?: string[]; configFile?: string };
+  /** --controllers: kube-controller-manager's syntax (controllers/controller-names.ts); absent: `*`. */
+  controllers?: string[];
   /** --feature-gates, over the defaults. */
   featureGates: FeatureGates;
   /** --anonymous-auth: requests no authenticator has an opinion on are system:anonymous. */
