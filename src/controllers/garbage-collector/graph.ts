@@ -105,8 +105,8 @@ export class DependencyGraph {
       this.addToOwners(node, owners);
     } else {
       node.identity = identity;
-      const { added, removed, unblocked } = this.diff(node.owners, owners);
-      if (added.length || removed.length || unblocked.length) {
+      const { added, removed, changed, unblocked } = this.diff(node.owners, owners);
+      if (added.length || removed.length || changed) {
         // Owners waiting for this dependent may go on now.
         for (const r of [...removed.filter((x) => x.blockOwnerDeletion === true), ...unblocked]) {
           const owner = this.nodes.get(r.uid);
@@ -171,18 +171,22 @@ export class DependencyGraph {
     if (recheck) this.events.attemptToDelete(node);
   }
 
-  private diff(old: readonly OwnerReference[], next: readonly OwnerReference[]): { added: OwnerReference[]; removed: OwnerReference[]; unblocked: OwnerReference[] } {
+  private diff(old: readonly OwnerReference[], next: readonly OwnerReference[]): { added: OwnerReference[]; removed: OwnerReference[]; changed: boolean; unblocked: OwnerReference[] } {
     const before = new Map(old.map((r) => [r.uid, r]));
     const added: OwnerReference[] = [];
     const unblocked: OwnerReference[] = [];
+    let changed = false;
     for (const r of next) {
       const prev = before.get(r.uid);
       if (!prev) added.push(r);
       else {
-        if (!sameRef(prev, r) && prev.blockOwnerDeletion === true && r.blockOwnerDeletion !== true) unblocked.push(r);
+        if (!sameRef(prev, r)) {
+          changed = true;
+          if (prev.blockOwnerDeletion === true && r.blockOwnerDeletion !== true) unblocked.push(r);
+        }
         before.delete(r.uid);
       }
     }
-    return { added, removed: [...before.values()], unblocked };
+    return { added, removed: [...before.values()], changed, unblocked };
   }
 }
