@@ -127,13 +127,13 @@ describe('garbage collector with kubectl delete --cascade', { skip }, () => {
     for (const d of deps) assert.deepEqual(d.metadata.ownerReferences?.map((r) => r.uid), [otherUid], `${d.metadata.name} keeps only its other owner`);
   });
 
-  it('the legacy orphanDependents=false answers 202 and collects dependents; core/v1 ReplicationControllers orphan by default', async () => {
+  it('the legacy orphanDependents=false collects dependents; core/v1 ReplicationControllers orphan by default', async () => {
     await createNamespace(server, 'gc-legacy');
     await ok(server, ['create', 'configmap', 'owner', '-n', 'gc-legacy']);
     const uid = await uidOf(server, ['configmap', 'owner', '-n', 'gc-legacy']);
     await createDependents(server, 'gc-legacy', 'dep', 3, [ownerRef('ConfigMap', 'v1', 'owner', uid)]);
-    const del = await http(server, 'DELETE', '/api/v1/namespaces/gc-legacy/configmaps/owner', { body: { kind: 'DeleteOptions', apiVersion: 'v1', orphanDependents: false, propagationPolicy: undefined } });
-    assert.ok([200, 202].includes(del.status), del.text);
+    const del = await http(server, 'DELETE', '/api/v1/namespaces/gc-legacy/configmaps/owner', { body: { kind: 'DeleteOptions', apiVersion: 'v1', orphanDependents: false } });
+    assert.equal(del.status, 200, del.text);
     await eventually(async () => (await configMapNames(server, 'gc-legacy')).length === 0, 30_000, 200);
 
     // A ReplicationController deleted without options gets the orphan finalizer (its DefaultGarbageCollectionPolicy).
@@ -153,6 +153,24 @@ describe('garbage collector with kubectl delete --cascade', { skip }, () => {
     const left = await http(server, 'GET', '/api/v1/namespaces/gc-legacy/configmaps/rcdep-0');
     assert.equal(left.status, 200);
     assert.equal(left.json.metadata.ownerReferences, undefined);
+  });
+
+  it('deletecollection honours propagationPolicy: Orphan keeps the dependents, Foreground removes them first', async () => {
+    await createNamespace(server, 'gc-collection');
+    for (const policy of ['Orphan', 'Foreground']) {
+      const lower = policy.toLowerCase();
+      await ok(server, ['create', 'configmap', `owner-${lower}`, '-n', 'gc-collection']);
+      await ok(server, ['label', 'configmap', `owner-${lower}`, '-n', 'gc-collection', `owner=${lower}`]);
+      const uid = await uidOf(server, ['configmap', `owner-${lower}`, '-n', 'gc-collection']);
+      await createDependents(server, 'gc-collection', `dep-${lower}`, 5, [ownerRef('ConfigMap', 'v1', `owner-${lower}`, uid)]);
+      const res = await http(server, 'DELETE', `/api/v1/namespaces/gc-collection/configmaps?labelSelector=owner%3D${lower}`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: policy } });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.json.items.map((i: { metadata: { finalizers?: string[] } }) => i.metadata.finalizers), [[policy === 'Orphan' ? 'orphan' : 'foregroundDeletion']]);
+      await eventually(async () => (await status(server, `/api/v1/namespaces/gc-collection/configmaps/owner-${lower}`)) === 404, 30_000, 200);
+    }
+    const left = (await http(server, 'GET', '/api/v1/namespaces/gc-collection/configmaps')).json.items as Array<{ metadata: { name: string; ownerReferences?: unknown } }>;
+    assert.deepEqual(left.map((i) => i.metadata.name).filter((n) => n.startsWith('dep-')).sort(), ['dep-orphan-0', 'dep-orphan-1', 'dep-orphan-2', 'dep-orphan-3', 'dep-orphan-4']);
+    for (const i of left) assert.equal(i.metadata.ownerReferences, undefined);
   });
 
   it('a chain of three owners goes in the foreground and in the background', async () => {

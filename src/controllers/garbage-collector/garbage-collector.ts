@@ -73,12 +73,19 @@ export class GarbageCollector implements Controller {
     this.attemptToOrphan = new WorkQueue((uid) => this.attemptToOrphanWorker(uid), { name: 'garbage_collector_attempt_to_orphan', workers: WORKERS, onError, ...m });
   }
 
-  /** Resolves once every monitor has delivered its initial state (the graph is built). */
+  /**
+   * Starts the monitors and returns without waiting for them: the API
+   * server's readiness does not wait for the collector (kube-apiserver's does
+   * not wait for kube-controller-manager). `synced` resolves once the graph
+   * holds every monitor's initial state.
+   */
   async start(): Promise<void> {
-    await this.syncMonitors();
+    this.synced = this.syncMonitors();
     this.resync = setInterval(() => void this.syncMonitors(), RESYNC_MS);
     this.resync.unref();
   }
+
+  synced: Promise<void> = Promise.resolve();
 
   stop(): void {
     this.stopped = true;
