@@ -25,7 +25,7 @@ import { AuthorizationSetup } from './authorization-setup.js';
 import type { ApiClient } from '../machinery/client.js';
 import type { KubeObject } from '../machinery/object.js';
 import type { ServerConfig } from './config.js';
-import type { Controller } from '../controllers/controller.js';
+import type { Controller, ControllerShared } from '../controllers/controller.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
 import { NamespaceDeleter } from '../controllers/namespace-deleter.js';
 import { SystemNamespaces } from '../controllers/system-namespaces.js';
@@ -55,6 +55,7 @@ import { LeaderGatedController, runWhileLeading } from '../controllers/leader-ga
 import { GarbageCollector } from '../controllers/garbage-collector/garbage-collector.js';
 import { CLUSTERROLE_AGGREGATION, DEFAULT_CONTROLLERS, GARBAGE_COLLECTOR, isControllerEnabled, NAMESPACE, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT, SERVICE_ACCOUNT_TOKEN } from '../controllers/controller-names.js';
 import { WorkQueueMetrics } from '../registry/work-queue.js';
+import { SharedInformers } from '../registry/informer.js';
 // Registers the conversions of served versions whose schema differs from storage.
 import '../registry/conversions/index.js';
 import { RequestContext } from '../machinery/context.js';
@@ -127,6 +128,8 @@ export class ApiServer {
   private readonly controllers: Controller[] = [];
   /** Every controller queue's figures (workqueue_* metrics). */
   private readonly workQueueMetrics = new WorkQueueMetrics();
+  /** Informers and metrics shared by the controllers. */
+  private readonly controllerShared: ControllerShared = { informers: new SharedInformers().follow, metrics: this.workQueueMetrics };
   private readonly shutdownController = new AbortController();
   readonly watchStreams: WatchStreams;
   /** Requests to deprecated API versions (apiserver_requested_deprecated_apis). */
@@ -230,18 +233,18 @@ export class ApiServer {
     // kube-controller-manager's controllers write as it does (its User-Agent names their manager).
     const controllerManager = this.client('kube-controller-manager');
     const content = (): ResourceInfo[] => this.registry.namespacedResources(this.catalog.allResources().filter((r) => r.isObject && r.verbs.includes('list') && r.verbs.includes('delete')));
-    const metrics = this.workQueueMetrics;
+    const shared = this.controllerShared;
     if (this.controllerEnabled(NAMESPACE)) {
-      this.controllers.push(this.leaderOnly('namespace-deleter', () => new NamespaceDeleter(namespaces, controllerManager, () => content().map((r) => ({ group: r.group, version: r.version, resource: r.name })), metrics)));
+      this.controllers.push(this.leaderOnly('namespace-deleter', () => new NamespaceDeleter(namespaces, controllerManager, () => content().map((r) => ({ group: r.group, version: r.version, resource: r.name })), shared)));
     }
     if (this.tokenAuthn && this.controllerEnabled(SERVICE_ACCOUNT_TOKEN)) {
       const issuer = this.tokenAuthn.issuer;
       const caPem = this.pki.servingCa ?? this.pki.serving.cert;
-      this.controllers.push(this.leaderOnly('legacy-token-secrets', () => new LegacyTokenSecrets(core('secrets'), core('serviceaccounts'), controllerManager, issuer, caPem, metrics)));
+      this.controllers.push(this.leaderOnly('legacy-token-secrets', () => new LegacyTokenSecrets(core('secrets'), core('serviceaccounts'), controllerManager, issuer, caPem, shared)));
     }
     // One controller does both kube's serviceaccount and root-ca-certificate-publisher work.
     if (this.controllerEnabled(SERVICE_ACCOUNT) || this.controllerEnabled(ROOT_CA_PUBLISHER)) {
-      this.controllers.push(this.leaderOnly('namespace-defaults', () => new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), controllerManager, this.pki.servingCa ?? this.pki.serving.cert, metrics)));
+      this.controllers.push(this.leaderOnly('namespace-defaults', () => new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), controllerManager, this.pki.servingCa ?? this.pki.serving.cert, shared)));
     }
     // etcd keeps one --etcd-compaction-interval of history (kube-apiserver's
     // compactor); the embedded stores keep the watch cache's window.
@@ -261,9 +264,9 @@ export class ApiServer {
     const crds = this.registry.storeFor(this.catalog.knownResource('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!);
     this.controllers.push(new CrdServing(crds, this.registry, this.logger));
     this.controllers.push(this.leaderOnly('crd-naming', () => new CrdNaming(crds, this.client('kube-apiserver'), (group, plural) => this.registry.isAdded(group, plural))));
-    this.controllers.push(this.leaderOnly('crd-finalizer', () => new CrdFinalizer(crds, this.client('kube-apiserver'), this.workQueueMetrics)));
+    this.controllers.push(this.leaderOnly('crd-finalizer', () => new CrdFinalizer(crds, this.client('kube-apiserver'), this.controllerShared)));
     this.controllers.push(
-      ...this.authz.controllers(this.registry, this.catalog, (c) => this.client(c), (name, create) => this.leaderOnly(name, create), this.workQueueMetrics).filter(() => this.controllerEnabled(CLUSTERROLE_AGGREGATION)),
+      ...this.authz.controllers(this.registry, this.catalog, (c) => this.client(c), (name, create) => this.leaderOnly(name, create), this.controllerShared).filter(() => this.controllerEnabled(CLUSTERROLE_AGGREGATION)),
     );
     if (this.controllerEnabled(GARBAGE_COLLECTOR)) {
       const collectable = (): Array<{ info: ResourceInfo; store: ResourceStore }> => {
@@ -275,7 +278,7 @@ export class ApiServer {
         }
         return [...byStore.values()];
       };
-      this.controllers.push(this.leaderOnly('garbage-collector', () => new GarbageCollector(this.catalog, collectable, controllerManager, this.workQueueMetrics, (m) => this.logger.v(2) && this.logger.info(m))));
+      this.controllers.push(this.leaderOnly('garbage-collector', () => new GarbageCollector(this.catalog, collectable, controllerManager, this.controllerShared, (m) => this.logger.v(2) && this.logger.info(m))));
     }
     // Every server publishes its part of how clients and front proxies are trusted (kube-system/extension-apiserver-authentication).
     const requestHeader = this.tokenAuthn?.requestHeaderInfo;

@@ -4,10 +4,10 @@ import type { ApiClient, ObjectRef } from '../../machinery/client.js';
 import { isApiError } from '../../machinery/errors.js';
 import { nowTimestamp, type KubeObject, type OwnerReference } from '../../machinery/object.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../../registry/gc-finalizers.js';
-import { Informer } from '../../registry/informer.js';
+import type { InformerFactory, ResourceFollower } from '../../registry/informer.js';
 import type { ResourceStore } from '../../registry/resource-store.js';
-import { WorkQueue, type WorkQueueMetrics } from '../../registry/work-queue.js';
-import type { Controller } from '../controller.js';
+import { WorkQueue } from '../../registry/work-queue.js';
+import { followerFactory, type Controller, type ControllerShared } from '../controller.js';
 import { DependencyGraph, identityString, type GraphNode, type ObjectIdentity } from './graph.js';
 
 /**
@@ -34,7 +34,7 @@ export type MonitoredResources = () => Array<{ info: ResourceInfo; store: Resour
 
 interface Monitor {
   info: ResourceInfo;
-  informer: Informer;
+  informer: ResourceFollower;
 }
 
 /** A virtual owner that exists but its informer has not shown it yet: looked at again, backing off. */
@@ -52,12 +52,13 @@ export class GarbageCollector implements Controller {
   private resync: NodeJS.Timeout | undefined;
   private catalogGeneration = -1;
   private stopped = false;
+  private readonly follow: InformerFactory;
 
   constructor(
     private readonly catalog: ApiCatalog,
     private readonly resources: MonitoredResources,
     private readonly client: ApiClient,
-    metrics?: WorkQueueMetrics,
+    shared: ControllerShared = {},
     private readonly log: (message: string) => void = () => {},
   ) {
     this.graph = new DependencyGraph({
@@ -65,7 +66,8 @@ export class GarbageCollector implements Controller {
       attemptToOrphan: (n) => this.attemptToOrphan.add(n.identity.uid),
       invalidNamespaceOwnerRef: (n, ref) => void this.reportInvalidNamespaceOwnerRef(n, ref),
     });
-    const m = metrics ? { metrics } : {};
+    this.follow = followerFactory(shared);
+    const m = shared.metrics ? { metrics: shared.metrics } : {};
     const onError = (key: string, err: unknown): void => {
       if (!(err instanceof NotYetObserved)) this.log(`garbage collector: ${key}: ${(err as Error).message}`);
     };
@@ -115,11 +117,11 @@ export class GarbageCollector implements Controller {
         this.monitors.delete(id);
       }
     }
-    const started: Informer[] = [];
+    const started: ResourceFollower[] = [];
     for (const [id, { info, store }] of wanted) {
       if (this.monitors.has(id)) continue;
       const apiVersion = info.group ? `${info.group}/${info.version}` : info.version;
-      const informer = new Informer(store, (type, obj) => {
+      const informer = this.follow(store, (type, obj) => {
         if (type === 'DELETED') this.graph.remove(obj.metadata?.uid ?? '');
         else this.graph.upsert(apiVersion, info.kind, obj);
       });
