@@ -153,7 +153,7 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     leaderElectLeaseDuration: lease,
     leaderElectRenewDeadline: renew,
     leaderElectRetryPeriod: retry,
-    controllers,
+    ...(p.set.has('controllers') ? { controllers } : {}),
     requestTimeout,
     maxRequestsInflight,
     maxMutatingRequestsInflight,
