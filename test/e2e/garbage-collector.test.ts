@@ -219,6 +219,30 @@ describe('garbage collector with kubectl delete --cascade', { skip }, () => {
     assert.equal(await status(server, '/api/v1/namespaces/gc-ns-a/configmaps/owner'), 200);
   });
 
+  it('a namespaced dependent of a cluster-scoped owner is allowed; a cluster-scoped dependent of a namespaced owner is reported and kept', async () => {
+    await createNamespace(server, 'gc-scope');
+    const role = (name: string, owners?: Array<Record<string, unknown>>): string =>
+      JSON.stringify({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, ...(owners ? { ownerReferences: owners } : {}) }, rules: [] });
+    await ok(server, ['apply', '-f', '-'], role('gc-scope-owner'));
+    const roleUid = await uidOf(server, ['clusterrole', 'gc-scope-owner']);
+    await createDependents(server, 'gc-scope', 'ns-dep', 1, [ownerRef('ClusterRole', 'rbac.authorization.k8s.io/v1', 'gc-scope-owner', roleUid)]);
+    await ok(server, ['create', 'configmap', 'owner', '-n', 'gc-scope']);
+    const cmUid = await uidOf(server, ['configmap', 'owner', '-n', 'gc-scope']);
+    await ok(server, ['apply', '-f', '-'], role('gc-scope-stray', [ownerRef('ConfigMap', 'v1', 'owner', cmUid)]));
+    const event = await eventually(async () => {
+      const list = (await http(server, 'GET', '/api/v1/namespaces/default/events')).json.items as Array<Record<string, any>>;
+      return list.find((e) => e.reason === 'OwnerRefInvalidNamespace' && e.involvedObject.name === 'gc-scope-stray');
+    }, 30_000, 200);
+    assert.equal(event.message, `ownerRef [v1/ConfigMap, namespace: , name: owner, uid: ${cmUid}] does not exist in namespace ""`);
+    assert.equal(event.involvedObject.kind, 'ClusterRole');
+    // The namespaced dependent stays while its cluster-scoped owner lives, and goes with it.
+    assert.deepEqual((await configMapNames(server, 'gc-scope')).sort(), ['ns-dep-0', 'owner']);
+    await ok(server, ['delete', 'clusterrole', 'gc-scope-owner']);
+    await eventually(async () => !(await configMapNames(server, 'gc-scope')).includes('ns-dep-0'), 30_000, 200);
+    // The cluster-scoped one is not collected for its invalid reference (kube leaves it to the user).
+    assert.equal(await status(server, '/apis/rbac.authorization.k8s.io/v1/clusterroles/gc-scope-stray'), 200);
+  });
+
   it('a custom resource owner: 100 dependents go with it in the foreground', async () => {
     const crd = {
       apiVersion: 'apiextensions.k8s.io/v1',
