@@ -53,7 +53,8 @@ import { Compactor } from '../storage/compactor.js';
 import { apiLeases, LeaderElector } from '../controllers/leader-election.js';
 import { LeaderGatedController, runWhileLeading } from '../controllers/leader-gated.js';
 import { GarbageCollector } from '../controllers/garbage-collector/garbage-collector.js';
-import { CLUSTERROLE_AGGREGATION, DEFAULT_CONTROLLERS, GARBAGE_COLLECTOR, isControllerEnabled, NAMESPACE, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT, SERVICE_ACCOUNT_TOKEN, TOKEN_CLEANER } from '../controllers/controller-names.js';
+import { CLUSTERROLE_AGGREGATION, DEFAULT_CONTROLLERS, GARBAGE_COLLECTOR, isControllerEnabled, NAMESPACE, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT, SERVICE_ACCOUNT_TOKEN, TOKEN_CLEANER, BOOTSTRAP_SIGNER } from '../controllers/controller-names.js';
+import { BootstrapSigner } from '../controllers/bootstrap-signer.js';
 import { TokenCleaner } from '../controllers/token-cleaner.js';
 import { WorkQueueMetrics } from '../registry/work-queue.js';
 import { SharedInformers } from '../registry/informer.js';
@@ -303,6 +304,12 @@ export class ApiServer {
         endpointSlices: this.catalog.resource('discovery.k8s.io', 'v1', 'endpointslices') !== undefined,
       })),
     );
+    if (this.controllerEnabled(BOOTSTRAP_SIGNER)) {
+      // cluster-info names this server as the admin kubeconfig does.
+      const server = this.url.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]');
+      const caPem = this.pki.servingCa ?? this.pki.serving.cert;
+      this.controllers.push(this.leaderOnly('bootstrap-signer', () => new BootstrapSigner(core('secrets'), core('configmaps'), controllerManager, server, caPem, this.controllerShared)));
+    }
     // Controllers sync once the server listens: requests are served meanwhile
     // (reads wait for their own cache) and /readyz reports informer-sync until done.
     // (A turn later: starting an informer loads its cache synchronously from SQLite.)

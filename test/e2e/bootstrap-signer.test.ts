@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { compactVerify } from 'jose';
+
+import { eventually, http, removeDir, startServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * bootstrap-signer-controller (`--controllers=*,bootstrapsigner`, off by
+ * default as in kube-controller-manager): kube-public/cluster-info carries
+ * this server's kubeconfig and a detached JWS per signing token, verified
+ * here with a JOSE library as kubeadm join does (HS256, the token secret as
+ * key); expired, non-signing and deleted tokens have none; anonymous
+ * clients can read it.
+ */
+
+function tokenSecret(id: string, secret: string, opts: { signing?: boolean; expiration?: string } = {}): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: `bootstrap-token-${id}`, namespace: 'kube-system' },
+    type: 'bootstrap.kubernetes.io/token',
+    stringData: {
+      'token-id': id,
+      'token-secret': secret,
+      ...(opts.signing !== false ? { 'usage-bootstrap-signing': 'true' } : {}),
+      ...(opts.expiration ? { expiration: opts.expiration } : {}),
+    },
+  };
+}
+
+const SECRETS = '/api/v1/namespaces/kube-system/secrets';
+const CLUSTER_INFO = '/api/v1/namespaces/kube-public/configmaps/cluster-info';
+
+describe('bootstrap signer', () => {
+  let server: TestServer;
+
+  before(async () => {
+    server = await startServer({ backend: 'memory', args: ['--controllers=*,bootstrapsigner'] });
+  });
+
+  after(async () => {
+    await server?.stop();
+    if (server) removeDir(server.dataDir);
+  });
+
+  it('signs cluster-info for every signing token, verifiable with a JOSE library, readable anonymously', async () => {
+    const past = new Date(Date.now() - 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const tokens = { abcdef: '0123456789abcdef', ghijkl: 'fedcba9876543210' };
+    for (const [id, secret] of Object.entries(tokens)) assert.equal((await http(server, 'POST', SECRETS, { body: tokenSecret(id, secret) })).status, 201);
+    assert.equal((await http(server, 'POST', SECRETS, { body: tokenSecret('nosign', '0000000000000000', { signing: false }) })).status, 201);
+    assert.equal((await http(server, 'POST', SECRETS, { body: tokenSecret('expire', '1111111111111111', { expiration: past }) })).status, 201);
+    const data = await eventually(async () => {
+      const res = await http(server, 'GET', CLUSTER_INFO);
+      const d = res.json?.data as Record<string, string> | undefined;
+      return d && d['jws-kubeconfig-abcdef'] && d['jws-kubeconfig-ghijkl'] ? d : undefined;
+    }, 30_000, 100);
+    assert.deepEqual(Object.keys(data).sort(), ['jws-kubeconfig-abcdef', 'jws-kubeconfig-ghijkl', 'kubeconfig']);
+    assert.match(data.kubeconfig!, /certificate-authority-data: \S+/);
+    assert.ok(data.kubeconfig!.includes(`server: ${server.url.replace('0.0.0.0', '127.0.0.1')}`), data.kubeconfig);
+    const payload = Buffer.from(data.kubeconfig!).toString('base64url');
+    for (const [id, secret] of Object.entries(tokens)) {
+      const [header, empty, signature] = data[`jws-kubeconfig-${id}`]!.split('.');
+      assert.equal(empty, '', 'detached: no payload between the periods');
+      const verified = await compactVerify(`${header}.${payload}.${signature}`, new TextEncoder().encode(secret));
+      assert.deepEqual(verified.protectedHeader, { alg: 'HS256', kid: id });
+      assert.equal(new TextDecoder().decode(verified.payload), data.kubeconfig);
+      await assert.rejects(compactVerify(`${header}.${payload}.${signature}`, new TextEncoder().encode(`${id}.${secret}x`)));
+    }
+    // kubeadm's discovery: an anonymous GET.
+    const anonymous = await http(server, 'GET', CLUSTER_INFO, { anonymous: true });
+    assert.equal(anonymous.status, 200, anonymous.text);
+    assert.equal(anonymous.json.data.kubeconfig, data.kubeconfig);
+  });
+
+  it('drops the signature of a deleted token', async () => {
+    assert.equal((await http(server, 'DELETE', `${SECRETS}/bootstrap-token-ghijkl`)).status, 200);
+    await eventually(async () => {
+      const d = (await http(server, 'GET', CLUSTER_INFO)).json.data as Record<string, string>;
+      return !('jws-kubeconfig-ghijkl' in d) && 'jws-kubeconfig-abcdef' in d;
+    }, 30_000, 100);
+  });
+});
