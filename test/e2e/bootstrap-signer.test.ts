@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { compactVerify } from 'jose';
 
-import { eventually, http, removeDir, startServer, type TestServer } from '../helpers/server.js';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { eventually, http, removeDir, ROOT, startServer, type TestServer } from '../helpers/server.js';
+
+const run = promisify(execFile);
 
 /**
  * bootstrap-signer-controller (`--controllers=*,bootstrapsigner`, off by
@@ -78,5 +83,30 @@ describe('bootstrap signer', () => {
       const d = (await http(server, 'GET', CLUSTER_INFO)).json.data as Record<string, string>;
       return !('jws-kubeconfig-ghijkl' in d) && 'jws-kubeconfig-abcdef' in d;
     }, 30_000, 100);
+  });
+
+  it('capstan token create, list and delete, as kubeadm token does; a created token signs cluster-info', async () => {
+    const cli = (...args: string[]) => run(process.execPath, [join(ROOT, 'dist', 'src', 'cli', 'main.js'), 'token', ...args, '--kubeconfig', server.kubeconfig]);
+    const created = (await cli('create', '--description', 'for the test', '--ttl', '2h')).stdout.trim();
+    const m = /^([a-z0-9]{6})\.([a-z0-9]{16})$/.exec(created);
+    assert.ok(m, created);
+    const id = m[1]!;
+    const secret = await http(server, 'GET', `${SECRETS}/bootstrap-token-${id}`);
+    assert.equal(secret.status, 200);
+    const field = (k: string): string => Buffer.from(secret.json.data[k] ?? '', 'base64').toString('utf8');
+    assert.equal(field('usage-bootstrap-signing'), 'true');
+    assert.equal(field('usage-bootstrap-authentication'), 'true');
+    assert.equal(field('auth-extra-groups'), 'system:bootstrappers:kubeadm:default-node-token');
+    assert.equal(field('description'), 'for the test');
+    const list = (await cli('list')).stdout;
+    assert.match(list, /^TOKEN\s+TTL\s+EXPIRES\s+USAGES\s+DESCRIPTION\s+EXTRA GROUPS$/m);
+    const row = list.split('\n').find((l) => l.startsWith(created));
+    assert.ok(row, list);
+    assert.match(row, /\s1h59m\d+s\s/);
+    assert.match(row, /\sauthentication,signing\s+for the test\s+system:bootstrappers:kubeadm:default-node-token$/);
+    await eventually(async () => `jws-kubeconfig-${id}` in ((await http(server, 'GET', CLUSTER_INFO)).json.data as object), 30_000, 100);
+    assert.equal((await cli('delete', created)).stdout, `bootstrap token "${id}" deleted\n`);
+    assert.equal((await http(server, 'GET', `${SECRETS}/bootstrap-token-${id}`)).status, 404);
+    await eventually(async () => !(`jws-kubeconfig-${id}` in ((await http(server, 'GET', CLUSTER_INFO)).json.data as object)), 30_000, 100);
   });
 });
