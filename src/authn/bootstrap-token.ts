@@ -65,10 +65,25 @@ function secretData(secret: KubeObject): Record<string, string> {
 
 /** kube treats an unparseable expiration as expired. */
 function expired(expiration: string | undefined, now: number): boolean {
-  if (!expiration) return false;
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(expiration)) return true;
+  return bootstrapTokenTtl(expiration, now) === 'expired';
+}
+
+/**
+ * kube's bootstrapsecretutil.GetExpiration: milliseconds until a token's
+ * `expiration` (RFC 3339), 'expired' when past or unparseable, undefined
+ * when it has none.
+ */
+export function bootstrapTokenTtl(expiration: string | undefined, now: number): number | 'expired' | undefined {
+  if (!expiration) return undefined;
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(expiration)) return 'expired';
   const t = Date.parse(expiration);
-  return Number.isNaN(t) || now > t;
+  if (Number.isNaN(t) || now > t) return 'expired';
+  return t - now;
+}
+
+/** A bootstrap token Secret's data field, decoded. */
+export function bootstrapSecretField(secret: KubeObject, field: string): string | undefined {
+  return secretData(secret)[field];
 }
 
 /** system:bootstrappers plus the valid extra groups, sorted and without duplicates; undefined when one is invalid. */

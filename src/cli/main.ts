@@ -13,6 +13,7 @@ import { FlagError, usage } from '../server/flags.js';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { credentialCommand, CREDENTIAL_FLAGS, kubeconfigCommand, KUBECONFIG_FLAGS } from './credential.js';
+import { tokenCommand as bootstrapTokenCommand, TOKEN_FLAGS } from './token.js';
 
 const HELP = `Capstan: a Kubernetes-compatible API server.
 
@@ -20,6 +21,7 @@ Usage:
   capstan serve [flags]
   capstan kubeconfig --service-account <namespace>/<name> [flags]
   capstan credential --service-account <namespace>/<name> [flags]
+  capstan token create [token] | list | delete <id or token>... [flags]
   capstan version
 
 Flags for serve:
@@ -30,6 +32,9 @@ ${usage(KUBECONFIG_FLAGS)}
 
 Flags for credential (the client credential plugin kubectl runs: prints an ExecCredential):
 ${usage(CREDENTIAL_FLAGS)}
+
+Flags for token (kubeadm's bootstrap token commands):
+${usage(TOKEN_FLAGS)}
 `;
 
 async function serve(argv: string[]): Promise<number> {
@@ -133,6 +138,14 @@ async function main(argv: string[]): Promise<number> {
     case 'credential':
     case 'kubeconfig':
       return tokenCommand(command, rest);
+    case 'token':
+      try {
+        process.stdout.write(await bootstrapTokenCommand(rest, process.cwd()));
+        return 0;
+      } catch (err) {
+        process.stderr.write(`Error: ${(err as Error).message}\n`);
+        return err instanceof FlagError ? 2 : 1;
+      }
     case 'version':
       process.stdout.write(`${JSON.stringify(versionInfo(), null, 2)}\n`);
       return 0;

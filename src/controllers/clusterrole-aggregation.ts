@@ -4,8 +4,8 @@ import { isApiError } from '../machinery/errors.js';
 import { jsonEqual, type KubeObject } from '../machinery/object.js';
 import { labelSelectorMatches } from '../machinery/selectors.js';
 import type { ResourceStore } from '../registry/resource-store.js';
-import type { Controller } from './controller.js';
-import { Informer, WorkQueue } from '../registry/informer.js';
+import { followerFactory, type Controller, type ControllerShared } from './controller.js';
+import { WorkQueue, type ResourceFollower } from '../registry/informer.js';
 
 /**
  * kube-controller-manager's clusterrole-aggregation controller
@@ -39,12 +39,13 @@ export function aggregatedRules(role: KubeObject, all: readonly KubeObject[]): u
 
 export class ClusterRoleAggregation implements Controller {
   readonly name = 'clusterrole-aggregation';
-  private readonly informer: Informer;
+  private readonly informer: ResourceFollower;
   private readonly queue: WorkQueue;
 
-  constructor(clusterRoles: ResourceStore, private readonly client: ApiClient) {
-    this.queue = new WorkQueue((name) => this.sync(name));
-    this.informer = new Informer(clusterRoles, () => this.enqueueAggregated());
+  constructor(clusterRoles: ResourceStore, private readonly client: ApiClient, shared: ControllerShared = {}) {
+    const follow = followerFactory(shared);
+    this.queue = new WorkQueue((name) => this.sync(name), { name: 'ClusterRoleAggregator', backoff: { baseMs: 1000, maxMs: 1000 }, ...(shared.metrics ? { metrics: shared.metrics } : {}) });
+    this.informer = follow(clusterRoles, () => this.enqueueAggregated());
   }
 
   async start(): Promise<void> {

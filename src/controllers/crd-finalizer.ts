@@ -3,8 +3,8 @@ import { isApiError } from '../machinery/errors.js';
 import { cloneObject, type KubeObject } from '../machinery/object.js';
 import { CLEANUP_FINALIZER, conditionTrue, crdSpec, crdVersions, CRD_GROUP, CRD_RESOURCE, hasFinalizer, setCondition, type CrdCondition } from '../apiextensions/crd.js';
 import type { ResourceStore } from '../registry/resource-store.js';
-import type { Controller } from './controller.js';
-import { Informer, WorkQueue } from '../registry/informer.js';
+import { followerFactory, type Controller, type ControllerShared } from './controller.js';
+import { WorkQueue, type ResourceFollower } from '../registry/informer.js';
 
 /**
  * kube's CRDFinalizer (apiextensions-apiserver pkg/controller/finalizer), on
@@ -20,15 +20,17 @@ const POLL_LIMIT_MS = 60_000;
 
 export class CrdFinalizer implements Controller {
   readonly name = 'crd-finalizer';
-  private readonly informer: Informer;
+  private readonly informer: ResourceFollower;
   private readonly queue: WorkQueue;
 
   constructor(
     crds: ResourceStore,
     private readonly client: ApiClient,
+    shared: ControllerShared = {},
   ) {
-    this.queue = new WorkQueue((name) => this.sync(name), 5000);
-    this.informer = new Informer(crds, (type, crd) => {
+    const follow = followerFactory(shared);
+    this.queue = new WorkQueue((name) => this.sync(name), { name: 'crd_finalizer', backoff: { baseMs: 5000, maxMs: 5000 }, ...(shared.metrics ? { metrics: shared.metrics } : {}) });
+    this.informer = follow(crds, (type, crd) => {
       if (type !== 'DELETED' && crd.metadata?.deletionTimestamp && hasFinalizer(crd, CLEANUP_FINALIZER)) this.queue.add(crd.metadata.name!);
     });
   }

@@ -5,8 +5,8 @@ import { conditionEquivalent, conditionTrue, crdSpec, crdStatus, CRD_GROUP, CRD_
 import { calculateNames } from '../apiextensions/naming.js';
 import { apiApprovalState, isProtectedGroup } from '../apiextensions/versions.js';
 import type { ResourceStore } from '../registry/resource-store.js';
-import type { Controller } from './controller.js';
-import { Informer, WorkQueue } from '../registry/informer.js';
+import { followerFactory, type Controller, type ControllerShared } from './controller.js';
+import { WorkQueue, type ResourceFollower } from '../registry/informer.js';
 
 /**
  * kube's CRD status controllers, on the leader: the naming controller
@@ -31,7 +31,7 @@ function approvalCondition(crd: KubeObject): CrdCondition | undefined {
 
 export class CrdNaming implements Controller {
   readonly name = 'crd-naming';
-  private readonly informer: Informer;
+  private readonly informer: ResourceFollower;
   private readonly queue: WorkQueue;
   private readonly waits = new Map<string, number>();
 
@@ -40,9 +40,11 @@ export class CrdNaming implements Controller {
     private readonly client: ApiClient,
     /** Whether this process serves the CRD's resource yet (the establishing controller waits for it). */
     private readonly served: (group: string, plural: string) => boolean,
+    shared: ControllerShared = {},
   ) {
-    this.queue = new WorkQueue((name) => this.sync(name));
-    this.informer = new Informer(crds, (type, crd) => {
+    const follow = followerFactory(shared);
+    this.queue = new WorkQueue((name) => this.sync(name), { name: 'crd_naming_condition_controller', backoff: { baseMs: 1000, maxMs: 1000 }, ...(shared.metrics ? { metrics: shared.metrics } : {}) });
+    this.informer = follow(crds, (type, crd) => {
       if (type === 'DELETED') this.requeueGroup(crdSpec(crd).group ?? '', '');
       else this.queue.add(crd.metadata?.name ?? '');
     });

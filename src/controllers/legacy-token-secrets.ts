@@ -3,8 +3,8 @@ import type { ApiClient } from '../machinery/client.js';
 import { isApiError } from '../machinery/errors.js';
 import { cloneObject, type KubeObject } from '../machinery/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
-import type { Controller } from './controller.js';
-import { Informer, WorkQueue } from '../registry/informer.js';
+import { followerFactory, type Controller, type ControllerShared } from './controller.js';
+import { Informer, WorkQueue, type ResourceFollower } from '../registry/informer.js';
 import { readModifyWrite } from './writes.js';
 
 /**
@@ -24,8 +24,8 @@ const SECRETS = { group: '', version: 'v1', resource: 'secrets' };
 
 export class LegacyTokenSecrets implements Controller {
   readonly name = 'legacy-token-secrets';
-  private readonly secrets: Informer;
-  private readonly serviceAccounts: Informer;
+  private readonly secrets: ResourceFollower;
+  private readonly serviceAccounts: ResourceFollower;
   private readonly queue: WorkQueue;
 
   constructor(
@@ -34,12 +34,14 @@ export class LegacyTokenSecrets implements Controller {
     private readonly client: ApiClient,
     private readonly issuer: ServiceAccountTokenIssuer,
     private readonly caPem: string,
+    shared: ControllerShared = {},
   ) {
-    this.queue = new WorkQueue((key) => this.sync(key));
-    this.secrets = new Informer(secrets, (type, secret) => {
+    const follow = followerFactory(shared);
+    this.queue = new WorkQueue((key) => this.sync(key), { name: 'serviceaccount_tokens_secret', backoff: { baseMs: 1000, maxMs: 1000 }, ...(shared.metrics ? { metrics: shared.metrics } : {}) });
+    this.secrets = follow(secrets, (type, secret) => {
       if (type !== 'DELETED' && secret.type === SERVICE_ACCOUNT_TOKEN_TYPE) this.queue.add(Informer.keyOf(secret));
     });
-    this.serviceAccounts = new Informer(serviceAccounts, (_type, sa) => {
+    this.serviceAccounts = follow(serviceAccounts, (_type, sa) => {
       // An account that comes or goes changes what its token Secrets should be.
       const ns = sa.metadata?.namespace;
       for (const s of this.secrets.list()) {

@@ -2,8 +2,8 @@ import type { ApiClient } from '../machinery/client.js';
 import type { KubeObject } from '../machinery/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { jsonEqual, cloneObject } from '../machinery/object.js';
-import { Informer, WorkQueue } from '../registry/informer.js';
-import type { Controller } from './controller.js';
+import { WorkQueue, type ResourceFollower } from '../registry/informer.js';
+import { followerFactory, type Controller, type ControllerShared } from './controller.js';
 import { createIfMissing, readModifyWrite } from './writes.js';
 
 /**
@@ -28,9 +28,9 @@ function isActive(ns: KubeObject | undefined): boolean {
 
 export class NamespaceDefaults implements Controller {
   readonly name = 'namespace-defaults';
-  private readonly nsInformer: Informer;
-  private readonly saInformer: Informer;
-  private readonly cmInformer: Informer;
+  private readonly nsInformer: ResourceFollower;
+  private readonly saInformer: ResourceFollower;
+  private readonly cmInformer: ResourceFollower;
   private readonly queue: WorkQueue;
 
   /** The stores are read (informers); `client` writes. */
@@ -40,15 +40,17 @@ export class NamespaceDefaults implements Controller {
     configMaps: ResourceStore,
     private readonly client: ApiClient,
     private readonly rootCaPem: string,
+    shared: ControllerShared = {},
   ) {
-    this.queue = new WorkQueue((ns) => this.sync(ns));
-    this.nsInformer = new Informer(namespaces, (type, ns) => {
+    const follow = followerFactory(shared);
+    this.queue = new WorkQueue((ns) => this.sync(ns), { name: 'root_ca_cert_publisher', backoff: { baseMs: 1000, maxMs: 1000 }, ...(shared.metrics ? { metrics: shared.metrics } : {}) });
+    this.nsInformer = follow(namespaces, (type, ns) => {
       if (type !== 'DELETED') this.queue.add(ns.metadata!.name!);
     });
-    this.saInformer = new Informer(serviceAccounts, (type, sa) => {
+    this.saInformer = follow(serviceAccounts, (type, sa) => {
       if (type === 'DELETED' && sa.metadata?.name === DEFAULT_SERVICE_ACCOUNT) this.queue.add(sa.metadata.namespace!);
     });
-    this.cmInformer = new Informer(configMaps, (type, cm) => {
+    this.cmInformer = follow(configMaps, (type, cm) => {
       if (cm.metadata?.name === ROOT_CA_CONFIGMAP && type !== 'ADDED') this.queue.add(cm.metadata.namespace!);
     });
   }

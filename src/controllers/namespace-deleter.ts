@@ -3,8 +3,8 @@ import { isApiError } from '../machinery/errors.js';
 import { NAMESPACE_FINALIZER } from '../registry/namespaces.js';
 import { cloneObject, jsonEqual, nowTimestamp, type KubeObject } from '../machinery/object.js';
 import type { ResourceStore } from '../registry/resource-store.js';
-import { Informer, WorkQueue } from '../registry/informer.js';
-import type { Controller } from './controller.js';
+import { WorkQueue, type ResourceFollower } from '../registry/informer.js';
+import { followerFactory, type Controller, type ControllerShared } from './controller.js';
 import { readModifyWrite } from './writes.js';
 
 /**
@@ -30,7 +30,7 @@ const REQUEUE_MS = 1000;
 
 export class NamespaceDeleter implements Controller {
   readonly name = 'namespace';
-  private readonly informer: Informer;
+  private readonly informer: ResourceFollower;
   private readonly queue: WorkQueue;
 
   constructor(
@@ -38,9 +38,11 @@ export class NamespaceDeleter implements Controller {
     private readonly client: ApiClient,
     /** Every namespaced resource that can be listed and deleted, one version each; asked per run (the set can change). */
     private readonly contentResources: () => GroupVersionResource[],
+    shared: ControllerShared = {},
   ) {
-    this.queue = new WorkQueue((name) => this.sync(name));
-    this.informer = new Informer(namespaces, (type, ns) => {
+    const follow = followerFactory(shared);
+    this.queue = new WorkQueue((name) => this.sync(name), { name: 'namespace', backoff: { baseMs: 1000, maxMs: 1000 }, ...(shared.metrics ? { metrics: shared.metrics } : {}) });
+    this.informer = follow(namespaces, (type, ns) => {
       if (type !== 'DELETED' && ns.metadata?.deletionTimestamp) this.queue.add(ns.metadata.name!);
     });
   }

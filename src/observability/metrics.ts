@@ -5,6 +5,7 @@ import type { CounterFamily } from '../admission/pod-security/metrics.js';
 import { webhookMetrics } from '../admission/webhook/metrics.js';
 import type { AdmissionMetrics } from '../admission/metrics.js';
 import type { HistogramVec } from '../machinery/histogram.js';
+import { WORK_DURATION_BUCKETS, type WorkQueueMetrics } from '../registry/work-queue.js';
 
 /**
  * /metrics in Prometheus text format (prom-client). Watch cache figures are
@@ -37,6 +38,8 @@ export class Metrics {
     /** Counters kept by admission plugins (PodSecurity's), read at scrape time. */
     private readonly admissionCounters?: () => readonly CounterFamily[],
     private readonly admission?: AdmissionMetrics,
+    /** The in-process controllers' queues. */
+    private readonly workQueues?: WorkQueueMetrics,
   ) {}
 
   private async build(): Promise<import('prom-client').Registry> {
@@ -122,7 +125,63 @@ export class Metrics {
       registerHistogram(registry, this.admission.step);
       registerHistogram(registry, this.admission.controller);
     }
+    if (this.workQueues) this.workQueueMetrics(prom, registry, this.workQueues);
     return registry;
+  }
+
+  /** client-go's workqueue metrics (component-base/metrics/prometheus/workqueue), label `name` per queue. */
+  private workQueueMetrics(prom: PromClient, registry: import('prom-client').Registry, queues: WorkQueueMetrics): void {
+    new prom.Gauge({
+      name: 'workqueue_depth',
+      help: '[ALPHA] Current depth of workqueue',
+      labelNames: ['name'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const q of queues.all()) this.set({ name: q.name }, q.figures.depth);
+      },
+    });
+    new prom.Counter({
+      name: 'workqueue_adds_total',
+      help: '[ALPHA] Total number of adds handled by workqueue',
+      labelNames: ['name'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const q of queues.all()) this.inc({ name: q.name }, q.figures.adds);
+      },
+    });
+    new prom.Counter({
+      name: 'workqueue_retries_total',
+      help: '[ALPHA] Total number of retries handled by workqueue',
+      labelNames: ['name'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const q of queues.all()) this.inc({ name: q.name }, q.figures.retries);
+      },
+    });
+    // A histogram whose figures the queues keep themselves: written out as prom-client writes one.
+    const name = 'workqueue_work_duration_seconds';
+    registry.registerMetric({
+      name,
+      help: '[ALPHA] How long in seconds processing an item from workqueue takes.',
+      type: 'histogram',
+      aggregator: 'sum',
+      get: () => ({
+        name,
+        help: '[ALPHA] How long in seconds processing an item from workqueue takes.',
+        type: 'histogram',
+        aggregator: 'sum',
+        values: queues.all().flatMap(({ name: queue, figures: f }) => [
+          ...WORK_DURATION_BUCKETS.map((le, i) => ({ metricName: `${name}_bucket`, labels: { le: String(le), name: queue }, value: f.durationBuckets[i] ?? 0 })),
+          { metricName: `${name}_bucket`, labels: { le: '+Inf', name: queue }, value: f.durationCount },
+          { metricName: `${name}_sum`, labels: { name: queue }, value: f.durationSum },
+          { metricName: `${name}_count`, labels: { name: queue }, value: f.durationCount },
+        ]),
+      }),
+      reset: () => {},
+    } as unknown as import('prom-client').Metric);
   }
 
   /** kube-apiserver's authentication config controller metrics (k8s.io/apiserver/pkg/server/options/authenticationconfig/metrics). */

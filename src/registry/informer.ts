@@ -90,58 +90,114 @@ export class Informer {
   }
 }
 
+/** How a controller follows one resource: an Informer of its own, or its share of one (SharedInformers). */
+export interface ResourceFollower {
+  get(key: string): KubeObject | undefined;
+  list(): KubeObject[];
+  readonly hasSynced: boolean;
+  waitForSync(): Promise<void>;
+  /** Resolves once the initial state has been delivered to this follower's handler. */
+  start(): Promise<void>;
+  stop(): void;
+}
+
+export type InformerFactory = (store: ResourceStore, onChange: InformerHandler) => ResourceFollower;
+
+/** An informer of the caller's own. */
+export const ownInformer: InformerFactory = (store, onChange) => new Informer(store, onChange);
+
+interface SharedEntry {
+  informer: Informer;
+  handlers: Set<InformerHandler>;
+  /** Followers started and not stopped (joined or still joining). */
+  refs: number;
+  started: Promise<void>;
+}
+
 /**
- * A keyed work queue: a key queued while it is being processed runs again
- * afterwards; a failed key is retried after a delay.
+ * client-go's shared informer factory: one Informer per ResourceStore,
+ * however many controllers follow it. A follower that joins late gets the
+ * objects already known as ADDED, then every change; the informer starts
+ * with its first follower and stops with its last (so leader-only
+ * controllers' informers stop when the term ends, and the next term's start
+ * afresh).
  */
-export class WorkQueue {
-  private readonly pending = new Set<string>();
-  private readonly running = new Set<string>();
-  private readonly again = new Set<string>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+export class SharedInformers {
+  private readonly entries = new Map<ResourceStore, SharedEntry>();
+
+  readonly follow: InformerFactory = (store, onChange) => new SharedFollower(this.entries, store, onChange);
+
+  /** Stores followed right now (for tests). */
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+class SharedFollower implements ResourceFollower {
+  private entry: SharedEntry | undefined;
+  private joined = false;
   private stopped = false;
+  private readonly synced: Promise<void>;
+  private markSynced!: () => void;
 
-  constructor(private readonly work: (key: string) => Promise<void>, private readonly retryMs = 1000) {}
-
-  add(key: string): void {
-    if (this.stopped) return;
-    if (this.running.has(key)) {
-      this.again.add(key);
-      return;
-    }
-    if (this.pending.has(key)) return;
-    this.pending.add(key);
-    queueMicrotask(() => void this.run(key));
+  constructor(
+    private readonly entries: Map<ResourceStore, SharedEntry>,
+    private readonly store: ResourceStore,
+    private readonly onChange: InformerHandler,
+  ) {
+    this.synced = new Promise((r) => (this.markSynced = r));
   }
 
-  addAfter(key: string, ms: number): void {
-    if (this.stopped) return;
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      this.add(key);
-    }, ms);
-    t.unref();
-    this.timers.add(t);
+  get(key: string): KubeObject | undefined {
+    return this.joined ? this.entry?.informer.get(key) : undefined;
   }
 
-  private async run(key: string): Promise<void> {
-    this.pending.delete(key);
-    if (this.stopped) return;
-    this.running.add(key);
-    try {
-      await this.work(key);
-    } catch (err) {
-      if (process.env.CAPSTAN_DEBUG) process.stderr.write(`controller: ${key}: ${(err as Error).stack ?? String(err)}\n`);
-      this.addAfter(key, this.retryMs);
-    } finally {
-      this.running.delete(key);
-      if (this.again.delete(key)) this.add(key);
+  list(): KubeObject[] {
+    return this.joined && this.entry ? this.entry.informer.list() : [];
+  }
+
+  get hasSynced(): boolean {
+    return this.joined;
+  }
+
+  waitForSync(): Promise<void> {
+    return this.synced;
+  }
+
+  async start(): Promise<void> {
+    if (this.entry || this.stopped) return;
+    let e = this.entries.get(this.store);
+    if (!e) {
+      const handlers = new Set<InformerHandler>();
+      const informer = new Informer(this.store, (type, obj) => {
+        for (const h of [...handlers]) h(type, obj);
+      });
+      e = { informer, handlers, refs: 0, started: informer.start() };
+      this.entries.set(this.store, e);
     }
+    e.refs++;
+    this.entry = e;
+    await e.started;
+    await e.informer.waitForSync();
+    if (this.stopped) return;
+    // Objects known so far, then every change: one synchronous step, so nothing falls in between.
+    for (const obj of e.informer.list()) this.onChange('ADDED', obj);
+    e.handlers.add(this.onChange);
+    this.joined = true;
+    this.markSynced();
   }
 
   stop(): void {
+    if (this.stopped) return;
     this.stopped = true;
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
+    const e = this.entry;
+    if (!e) return;
+    e.handlers.delete(this.onChange);
+    if (--e.refs === 0) {
+      e.informer.stop();
+      if (this.entries.get(this.store) === e) this.entries.delete(this.store);
+    }
   }
 }
+
+export { WorkQueue, WorkQueueMetrics, type WorkQueueOptions } from './work-queue.js';

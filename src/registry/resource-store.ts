@@ -13,6 +13,7 @@ import { CorruptObjectError, corruptListError, decodeStoredObject } from '../sto
 import { FeatureGates } from '../machinery/feature-gates.js';
 import type { CreateOptions, StatusStrategy, StoreHooks } from './descriptor.js';
 import { approvalUpdate } from './csr-approval.js';
+import { deletionFinalizers } from './gc-finalizers.js';
 
 /**
  * The generic registry of one resource (kube-apiserver's genericregistry.Store):
@@ -77,6 +78,8 @@ export interface DeleteOptions {
   gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
   propagationPolicy?: string;
+  /** The legacy form of propagationPolicy (true: Orphan, false: Background). */
+  orphanDependents?: boolean;
   /** Validating admission on the object about to be deleted, after the preconditions (kube's deleteValidation). */
   validate?: (current: KubeObject) => Promise<void>;
 }
@@ -438,13 +441,18 @@ export class ResourceStore {
       this.checkDeletePreconditions(current, opts);
       await opts.validate?.(current);
       const grace = this.strategy.gracePeriodSeconds?.(current, opts.gracePeriodSeconds) ?? 0;
-      const pendingFinalizers = this.hasPendingFinalizers(current);
+      // The garbage collector's finalizers follow the options, except once a
+      // graceful deletion is pending (kube's pendingGraceful).
+      const gracefulPending = !!meta.deletionTimestamp && (meta.deletionGracePeriodSeconds ?? 0) > 0;
+      const gc = gracefulPending ? { changed: false, finalizers: [] } : deletionFinalizers(this.strategy.garbageCollectionPolicy ?? 'DeleteDependents', current, opts);
+      const pendingFinalizers = gc.changed ? gc.finalizers.length > 0 || this.hooks.pendingFinalizers?.(current) === true : this.hasPendingFinalizers(current);
       if (pendingFinalizers || grace > 0) {
-        if (meta.deletionTimestamp && (meta.deletionGracePeriodSeconds ?? 0) <= grace) {
+        if (!gc.changed && meta.deletionTimestamp && (meta.deletionGracePeriodSeconds ?? 0) <= grace) {
           return { object: current, deleted: false };
         }
         const next = cloneObject(current);
         const nmeta = metaOf(next);
+        if (gc.changed) nmeta.finalizers = gc.finalizers;
         delete nmeta.resourceVersion;
         const now = new Date();
         if (!nmeta.deletionTimestamp) {

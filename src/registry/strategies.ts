@@ -1,5 +1,6 @@
 import { cloneObject, metaOf, type KubeObject } from '../machinery/object.js';
 import { DEFAULT_STRATEGY, type Strategy } from './strategy.js';
+import type { GarbageCollectionPolicy } from './gc-finalizers.js';
 import { STRATEGY_FACTS, type StrategyFacts } from './strategy-facts.js';
 import { NAMESPACE_FINALIZER } from './namespaces.js';
 import { prepareJobForCreate, preparePodForCreate } from './defaults/index.js';
@@ -126,9 +127,24 @@ function withValidation(s: Strategy, group: string, kind: string): Strategy {
 }
 
 /** The strategy of a stored resource (`group`/`resource` of its storage version, `kind` its storage kind). */
+/**
+ * Types whose DefaultGarbageCollectionPolicy is not DeleteDependents: events
+ * take no part in garbage collection; ReplicationControllers (core/v1) and
+ * Jobs (batch/v1) orphan their dependents by default, for backward
+ * compatibility (their only served versions).
+ */
+const GC_POLICIES: Record<string, GarbageCollectionPolicy> = {
+  '/events': 'Unsupported',
+  'events.k8s.io/events': 'Unsupported',
+  '/replicationcontrollers': 'OrphanDependents',
+  'batch/jobs': 'OrphanDependents',
+};
+
 export function strategyFor(group: string, resource: string, kind: string): Strategy {
   const key = `${group}/${resource}`;
   const base = withValidation(fromFacts(STRATEGY_FACTS[key]), group, kind);
+  const gcPolicy = GC_POLICIES[key];
+  if (gcPolicy) base.garbageCollectionPolicy = gcPolicy;
   const override = OVERRIDES[key];
   return override ? override(base) : base;
 }

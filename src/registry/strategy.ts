@@ -1,6 +1,7 @@
 import type { FieldError } from '../machinery/errors.js';
 import type { KubeObject } from '../machinery/object.js';
 import type { NameRule } from '../machinery/name-validation.js';
+import type { GarbageCollectionPolicy } from './gc-finalizers.js';
 
 /**
  * Per-resource behaviour of the generic store (kube-apiserver's
@@ -37,6 +38,8 @@ export interface Strategy {
    * e.g. pods bound to a node); 0 removes as soon as no finalizer is left.
    */
   gracePeriodSeconds?(obj: KubeObject, requested: number | undefined): number;
+  /** What a DELETE without propagation options does to dependents (DefaultGarbageCollectionPolicy; default DeleteDependents). */
+  garbageCollectionPolicy?: GarbageCollectionPolicy;
 }
 
 export const DEFAULT_STRATEGY: Strategy = {

@@ -32,7 +32,7 @@ import type { Authorizer } from '../authz/authorizer.js';
 import { AuthorizationSetup } from './authorization-setup.js';
 import type { ApiClient } from '../machinery/client.js';
 import type { ServerConfig } from './config.js';
-import type { Controller } from '../controllers/controller.js';
+import type { Controller, ControllerShared } from '../controllers/controller.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
 import { SystemPriorityClasses } from '../controllers/system-priority-classes.js';
 import { NamespaceDeleter } from '../controllers/namespace-deleter.js';
@@ -62,6 +62,12 @@ import type { Store } from '../storage/store.js';
 import { Compactor } from '../storage/compactor.js';
 import { apiLeases, LeaderElector } from '../controllers/leader-election.js';
 import { LeaderGatedController, runWhileLeading } from '../controllers/leader-gated.js';
+import { GarbageCollector } from '../controllers/garbage-collector/garbage-collector.js';
+import { CLUSTERROLE_AGGREGATION, DEFAULT_CONTROLLERS, GARBAGE_COLLECTOR, isControllerEnabled, NAMESPACE, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT, SERVICE_ACCOUNT_TOKEN, TOKEN_CLEANER, BOOTSTRAP_SIGNER, RESOURCE_QUOTA } from '../controllers/controller-names.js';
+import { BootstrapSigner } from '../controllers/bootstrap-signer.js';
+import { TokenCleaner } from '../controllers/token-cleaner.js';
+import { WorkQueueMetrics } from '../registry/work-queue.js';
+import { SharedInformers } from '../registry/informer.js';
 // Registers the conversions of served versions whose schema differs from storage.
 import '../registry/conversions/index.js';
 import { RequestContext } from '../machinery/context.js';
@@ -152,6 +158,10 @@ export class ApiServer {
   private server: Server | undefined;
   pki!: ServerPki;
   private readonly controllers: Controller[] = [];
+  /** Every controller queue's figures (workqueue_* metrics). */
+  private readonly workQueueMetrics = new WorkQueueMetrics();
+  /** Informers and metrics shared by the controllers. */
+  private readonly controllerShared: ControllerShared = { informers: new SharedInformers().follow, metrics: this.workQueueMetrics };
   private readonly shutdownController = new AbortController();
   readonly watchStreams: WatchStreams;
   /** Requests to deprecated API versions (apiserver_requested_deprecated_apis). */
@@ -270,14 +280,21 @@ export class ApiServer {
     // kube-controller-manager's controllers write as it does (its User-Agent names their manager).
     const controllerManager = this.client('kube-controller-manager');
     const content = (): ResourceInfo[] => this.registry.namespacedResources(this.catalog.allResources().filter((r) => r.isObject && r.verbs.includes('list') && r.verbs.includes('delete')));
-    this.controllers.push(this.leaderOnly('namespace-deleter', () => new NamespaceDeleter(namespaces, controllerManager, () => content().map((r) => ({ group: r.group, version: r.version, resource: r.name })))));
-    if (this.tokenAuthn) {
+    const shared = this.controllerShared;
+    if (this.controllerEnabled(NAMESPACE)) {
+      this.controllers.push(this.leaderOnly('namespace-deleter', () => new NamespaceDeleter(namespaces, controllerManager, () => content().map((r) => ({ group: r.group, version: r.version, resource: r.name })), shared)));
+    }
+    if (this.tokenAuthn && this.controllerEnabled(SERVICE_ACCOUNT_TOKEN)) {
       const issuer = this.tokenAuthn.issuer;
       const caPem = this.pki.servingCa ?? this.pki.serving.cert;
-      this.controllers.push(this.leaderOnly('legacy-token-secrets', () => new LegacyTokenSecrets(core('secrets'), core('serviceaccounts'), controllerManager, issuer, caPem)));
+      this.controllers.push(this.leaderOnly('legacy-token-secrets', () => new LegacyTokenSecrets(core('secrets'), core('serviceaccounts'), controllerManager, issuer, caPem, shared)));
     }
-    this.controllers.push(this.leaderOnly('resourcequota-controller', () => new ResourceQuotaController({ registry: this.registry, catalog: this.catalog, client: controllerManager })));
-    this.controllers.push(this.leaderOnly('namespace-defaults', () => new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), controllerManager, this.pki.servingCa ?? this.pki.serving.cert)));
+    if (this.controllerEnabled(TOKEN_CLEANER)) this.controllers.push(this.leaderOnly('token-cleaner', () => new TokenCleaner(core('secrets'), controllerManager, shared)));
+    // One controller does both kube's serviceaccount and root-ca-certificate-publisher work.
+    if (this.controllerEnabled(SERVICE_ACCOUNT) || this.controllerEnabled(ROOT_CA_PUBLISHER)) {
+      this.controllers.push(this.leaderOnly('namespace-defaults', () => new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), controllerManager, this.pki.servingCa ?? this.pki.serving.cert, shared)));
+    }
+    if (this.controllerEnabled(RESOURCE_QUOTA)) this.controllers.push(this.leaderOnly('resourcequota-controller', () => new ResourceQuotaController({ registry: this.registry, catalog: this.catalog, client: controllerManager })));
     // etcd keeps one --etcd-compaction-interval of history (kube-apiserver's
     // compactor); the embedded stores keep the watch cache's window.
     const compactor = new Compactor(this.store, cfg.storageBackend === 'etcd3' ? cfg.etcdCompactionInterval : cfg.watchHistory);
@@ -296,9 +313,23 @@ export class ApiServer {
     const crds = this.registry.storeFor(this.catalog.knownResource('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!);
     this.controllers.push(new CrdServing(crds, this.registry, this.logger));
     this.controllers.push(this.leaderOnly('crd-naming', () => new CrdNaming(crds, this.client('kube-apiserver'), (group, plural) => this.registry.isAdded(group, plural))));
-    this.controllers.push(this.leaderOnly('crd-finalizer', () => new CrdFinalizer(crds, this.client('kube-apiserver'))));
+    this.controllers.push(this.leaderOnly('crd-finalizer', () => new CrdFinalizer(crds, this.client('kube-apiserver'), this.controllerShared)));
     this.startAggregation(crds);
-    this.controllers.push(...this.authz.controllers(this.registry, this.catalog, (c) => this.client(c), (name, create) => this.leaderOnly(name, create)));
+    this.controllers.push(
+      ...this.authz.controllers(this.registry, this.catalog, (c) => this.client(c), (name, create) => this.leaderOnly(name, create), this.controllerShared).filter(() => this.controllerEnabled(CLUSTERROLE_AGGREGATION)),
+    );
+    if (this.controllerEnabled(GARBAGE_COLLECTOR)) {
+      const collectable = (): Array<{ info: ResourceInfo; store: ResourceStore }> => {
+        const byStore = new Map<string, { info: ResourceInfo; store: ResourceStore }>();
+        for (const info of this.catalog.allResources()) {
+          if (!info.isObject || !['list', 'watch', 'delete'].every((v) => info.verbs.includes(v))) continue;
+          const store = this.registry.storeFor(info);
+          if (!byStore.has(store.desc.prefix)) byStore.set(store.desc.prefix, { info, store });
+        }
+        return [...byStore.values()];
+      };
+      this.controllers.push(this.leaderOnly('garbage-collector', () => new GarbageCollector(this.catalog, collectable, controllerManager, this.controllerShared, (m) => this.logger.v(2) && this.logger.info(m))));
+    }
     // Every server publishes its part of how clients and front proxies are trusted (kube-system/extension-apiserver-authentication).
     const requestHeader = this.tokenAuthn?.requestHeaderInfo;
     this.controllers.push(
@@ -320,6 +351,12 @@ export class ApiServer {
         endpointSlices: this.catalog.resource('discovery.k8s.io', 'v1', 'endpointslices') !== undefined,
       })),
     );
+    if (this.controllerEnabled(BOOTSTRAP_SIGNER)) {
+      // cluster-info names this server as the admin kubeconfig does.
+      const server = this.url.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]');
+      const caPem = this.pki.servingCa ?? this.pki.serving.cert;
+      this.controllers.push(this.leaderOnly('bootstrap-signer', () => new BootstrapSigner(core('secrets'), core('configmaps'), controllerManager, server, caPem, this.controllerShared)));
+    }
     // Controllers sync once the server listens: requests are served meanwhile
     // (reads wait for their own cache) and /readyz reports informer-sync until done.
     // (A turn later: starting an informer loads its cache synchronously from SQLite.)
@@ -331,7 +368,7 @@ export class ApiServer {
     // A stop() during start-up ends the loopback under the controllers' first writes: not a failure.
     this.controllersSynced.catch((err: unknown) => this.shuttingDown || this.logger.error(`controller start failed: ${(err as Error).message}`));
     const authnConfigMetrics = cfg.authnExtensions?.authenticationConfigFile ? this.tokenAuthn?.jwt?.metrics : undefined;
-    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, authnConfigMetrics, this.deprecatedApis, () => admission.plugins.flatMap((p) => (p instanceof PodSecurityPlugin ? p.counters() : [])), this.admissionMetrics), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery());
+    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, authnConfigMetrics, this.deprecatedApis, () => admission.plugins.flatMap((p) => (p instanceof PodSecurityPlugin ? p.counters() : [])), this.admissionMetrics, this.workQueueMetrics), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery());
     if (this.pki.admin && cfg.adminKubeconfig !== undefined) writeKubeconfig(cfg.adminKubeconfig, this.adminKubeconfig());
   }
 
@@ -445,6 +482,11 @@ export class ApiServer {
       renewDeadlineMs: cfg.leaderElectRenewDeadline,
       retryPeriodMs: cfg.leaderElectRetryPeriod,
     });
+  }
+
+  /** Whether --controllers runs the kube-controller-manager controller `name`. */
+  private controllerEnabled(name: string): boolean {
+    return isControllerEnabled(this.config.controllers ?? DEFAULT_CONTROLLERS, name);
   }
 
   /** A controller that runs on the leader only (on every process when there is no election). */

@@ -16,7 +16,7 @@ import { policyRulesOf } from '../authz/rbac/rules.js';
 import { WebhookAuthorizer } from '../authz/webhook.js';
 import { PRIVILEGED_GROUP } from '../authn/loopback.js';
 import { ClusterRoleAggregation } from '../controllers/clusterrole-aggregation.js';
-import type { Controller } from '../controllers/controller.js';
+import type { Controller, ControllerShared } from '../controllers/controller.js';
 import { Informer } from '../registry/informer.js';
 import { RbacBootstrap } from '../controllers/rbac-bootstrap.js';
 import type { ApiClient } from '../machinery/client.js';
@@ -119,10 +119,10 @@ export class AuthorizationSetup {
   }
 
   /** The ClusterRole aggregation controller, with RBAC; `wrap` runs it on the leader only. */
-  controllers(registry: Registry, catalog: ApiCatalog, client: (component: string) => ApiClient, wrap: (name: string, create: () => Controller) => Controller): Controller[] {
+  controllers(registry: Registry, catalog: ApiCatalog, client: (component: string) => ApiClient, wrap: (name: string, create: () => Controller) => Controller, shared: ControllerShared = {}): Controller[] {
     if (!this.rbac) return [];
     const clusterRoles = registry.storeFor(catalog.knownResource('rbac.authorization.k8s.io', 'v1', 'clusterroles')!);
-    return [wrap('clusterrole-aggregation', () => new ClusterRoleAggregation(clusterRoles, client('clusterrole-aggregation-controller')))];
+    return [wrap('clusterrole-aggregation', () => new ClusterRoleAggregation(clusterRoles, client('clusterrole-aggregation-controller'), shared))];
   }
 
   stop(): void {

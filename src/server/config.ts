@@ -79,6 +79,8 @@ export interface ServerConfig {
   defaultTolerationSeconds?: { notReady: number; unreachable: number };
   /** --enable-aggregator-routing: Services behind APIServices and admission webhooks are reached at a ready EndpointSlice endpoint (default) rather than their cluster IP. */
   enableAggregatorRouting: boolean;
+  /** --controllers: kube-controller-manager's syntax (controllers/controller-names.ts); absent: `*`. */
+  controllers?: string[];
   /** --feature-gates, over the defaults. */
   featureGates: FeatureGates;
   /** --anonymous-auth: requests no authenticator has an opinion on are system:anonymous. */

@@ -1,3 +1,4 @@
+import { validateControllers } from '../controllers/controller-names.js';
 import { join, resolve } from 'node:path';
 import { FlagError, parseFlags, type FlagSpec, type ParsedFlags } from './flags.js';
 import { parseCidr } from '../registry/services/cidr.js';
@@ -43,6 +44,12 @@ export const FLAG_SPECS: FlagSpec[] = [
   { name: 'leader-elect-lease-duration', type: 'duration', default: '15s', help: 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot.' },
   { name: 'leader-elect-renew-deadline', type: 'duration', default: '10s', help: 'The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration.' },
   { name: 'leader-elect-retry-period', type: 'duration', default: '2s', help: 'The duration the clients should wait between attempting acquisition and renewal of a leadership.' },
+  {
+    name: 'controllers',
+    type: 'stringList',
+    default: '*',
+    help: "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. Disabled-by-default controllers: bootstrap-signer-controller, token-cleaner-controller, selinux-warning-controller. Capstan runs in-process only those listed in its README.",
+  },
   { name: 'request-timeout', type: 'duration', default: '1m0s', help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.' },
   { name: 'max-requests-inflight', type: 'int', default: '400', help: 'This and --max-mutating-requests-inflight are summed to determine the server\'s total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of non-mutating requests in flight, or a zero value disables the limit completely.' },
   { name: 'max-mutating-requests-inflight', type: 'int', default: '200', help: 'This and --max-requests-inflight are summed to determine the server\'s total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of mutating requests in flight, or a zero value disables the limit completely.' },
@@ -106,6 +113,10 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
   // client-go jitters the retry period by up to 1.2x.
   if (renew <= retry * 1.2) throw new FlagError('renewDeadline must be greater than retryPeriod*JitterFactor');
   if (retry < 1) throw new FlagError('retryPeriod must be greater than zero');
+  const controllers = (p.values.get('controllers') as string[]).filter((c) => c !== '');
+  const controllerErrors = validateControllers(controllers);
+  if (controllerErrors.length === 1) throw new FlagError(controllerErrors[0]!);
+  if (controllerErrors.length > 1) throw new FlagError(`[${controllerErrors.join(', ')}]`);
   const maxRequestsInflight = p.values.get('max-requests-inflight') as number;
   const maxMutatingRequestsInflight = p.values.get('max-mutating-requests-inflight') as number;
   const requestTimeout = p.values.get('request-timeout') as number;
@@ -150,6 +161,7 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     leaderElectLeaseDuration: lease,
     leaderElectRenewDeadline: renew,
     leaderElectRetryPeriod: retry,
+    ...(p.set.has('controllers') ? { controllers } : {}),
     requestTimeout,
     maxRequestsInflight,
     maxMutatingRequestsInflight,

@@ -1,0 +1,56 @@
+import type { KubeObject } from '../machinery/object.js';
+
+/**
+ * The finalizers a DELETE leaves for the garbage collector (genericregistry's
+ * deletionFinalizersForGarbageCollection): `orphan` when dependents are to
+ * be orphaned, `foregroundDeletion` when they are to be deleted first. An
+ * explicit orphanDependents wins over propagationPolicy, which wins over a
+ * finalizer already on the object, which wins over the type's default.
+ */
+
+export const ORPHAN_FINALIZER = 'orphan';
+export const FOREGROUND_FINALIZER = 'foregroundDeletion';
+
+/** A type's DefaultGarbageCollectionPolicy (rest.GarbageCollectionPolicy). */
+export type GarbageCollectionPolicy = 'DeleteDependents' | 'OrphanDependents' | 'Unsupported';
+
+export interface PropagationOptions {
+  propagationPolicy?: string;
+  orphanDependents?: boolean;
+}
+
+function shouldOrphan(policy: GarbageCollectionPolicy, finalizers: readonly string[], opts: PropagationOptions): boolean {
+  if (policy === 'Unsupported') return false;
+  if (opts.orphanDependents !== undefined) return opts.orphanDependents;
+  if (opts.propagationPolicy === 'Orphan') return true;
+  if (opts.propagationPolicy === 'Background' || opts.propagationPolicy === 'Foreground') return false;
+  for (const f of finalizers) {
+    if (f === ORPHAN_FINALIZER) return true;
+    if (f === FOREGROUND_FINALIZER) return false;
+  }
+  return policy === 'OrphanDependents';
+}
+
+function shouldDeleteInForeground(policy: GarbageCollectionPolicy, finalizers: readonly string[], opts: PropagationOptions): boolean {
+  if (policy === 'Unsupported') return false;
+  if (opts.orphanDependents !== undefined) return false;
+  if (opts.propagationPolicy === 'Foreground') return true;
+  if (opts.propagationPolicy === 'Background' || opts.propagationPolicy === 'Orphan') return false;
+  for (const f of finalizers) {
+    if (f === FOREGROUND_FINALIZER) return true;
+    if (f === ORPHAN_FINALIZER) return false;
+  }
+  return false;
+}
+
+/** The object's finalizers after the delete, and whether they differ (as sets) from the current ones. */
+export function deletionFinalizers(policy: GarbageCollectionPolicy, obj: KubeObject, opts: PropagationOptions): { changed: boolean; finalizers: string[] } {
+  const current = obj.metadata?.finalizers ?? [];
+  const next = current.filter((f) => f !== ORPHAN_FINALIZER && f !== FOREGROUND_FINALIZER);
+  if (shouldOrphan(policy, current, opts)) next.push(ORPHAN_FINALIZER);
+  if (shouldDeleteInForeground(policy, current, opts)) next.push(FOREGROUND_FINALIZER);
+  const a = new Set(current);
+  const b = new Set(next);
+  const changed = a.size !== b.size || [...a].some((f) => !b.has(f));
+  return { changed, finalizers: changed ? next : [...current] };
+}
