@@ -15,10 +15,11 @@ import { createIfMissing, readModifyWrite } from './writes.js';
  * `jws-kubeconfig-<token-id>` per bootstrap token that may sign (not
  * expired, usage-bootstrap-signing=true); anonymous clients may read it
  * (kubeadm's Role and RoleBinding `kubeadm:bootstrap-signer-clusterinfo`).
- * The signature is cluster-bootstrap's ComputeDetachedSignature: HS256 with
- * the token secret as key, header {"alg":"HS256","kid":<token-id>}, the
- * payload left out (`header..signature`), which is what `kubeadm join`
- * verifies.
+ * The signature is a detached JWS as SPEC.md states it: HS256 with the full
+ * token (`<token-id>.<token-secret>`) as the shared secret, header
+ * {"alg":"HS256","kid":<token-id>}, the payload left out
+ * (`header..signature`). cluster-bootstrap's ComputeDetachedSignature keys
+ * it with the token secret alone; SPEC.md is the contract here.
  */
 
 const PUBLIC_NAMESPACE = 'kube-public';
@@ -39,7 +40,7 @@ function b64url(data: string | Buffer): string {
 /** A detached HS256 JWS of `content` (RFC 7515 appendix F). */
 export function detachedSignature(content: string, tokenId: string, tokenSecret: string): string {
   const header = b64url(JSON.stringify({ alg: 'HS256', kid: tokenId }));
-  const signature = createHmac('sha256', tokenSecret).update(`${header}.${b64url(content)}`).digest();
+  const signature = createHmac('sha256', `${tokenId}.${tokenSecret}`).update(`${header}.${b64url(content)}`).digest();
   return `${header}..${b64url(signature)}`;
 }
 

@@ -13,8 +13,7 @@ const run = promisify(execFile);
  * bootstrap-signer-controller (`--controllers=*,bootstrapsigner`, off by
  * default as in kube-controller-manager): kube-public/cluster-info carries
  * this server's kubeconfig and a detached JWS per signing token, verified
- * here with a JOSE library as kubeadm join does (HS256, the token secret as
- * key); expired, non-signing and deleted tokens have none; anonymous
+ * here with a JOSE library (HS256, the full token as key, as SPEC.md says); expired, non-signing and deleted tokens have none; anonymous
  * clients can read it.
  */
 
@@ -66,10 +65,11 @@ describe('bootstrap signer', () => {
     for (const [id, secret] of Object.entries(tokens)) {
       const [header, empty, signature] = data[`jws-kubeconfig-${id}`]!.split('.');
       assert.equal(empty, '', 'detached: no payload between the periods');
-      const verified = await compactVerify(`${header}.${payload}.${signature}`, new TextEncoder().encode(secret));
+      // SPEC.md: the full token is the shared secret.
+      const verified = await compactVerify(`${header}.${payload}.${signature}`, new TextEncoder().encode(`${id}.${secret}`));
       assert.deepEqual(verified.protectedHeader, { alg: 'HS256', kid: id });
       assert.equal(new TextDecoder().decode(verified.payload), data.kubeconfig);
-      await assert.rejects(compactVerify(`${header}.${payload}.${signature}`, new TextEncoder().encode(`${id}.${secret}x`)));
+      await assert.rejects(compactVerify(`${header}.${payload}.${signature}`, new TextEncoder().encode(secret)));
     }
     // kubeadm's discovery: an anonymous GET.
     const anonymous = await http(server, 'GET', CLUSTER_INFO, { anonymous: true });
