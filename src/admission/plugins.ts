@@ -1,5 +1,6 @@
 import type { AdmissionPluginFactory } from './plugin-context.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
+import { validatingAdmissionPolicy } from './policy/validating-plugin.js';
 
 /**
  * kube-apiserver 1.36's admission plugins in its fixed order
@@ -81,4 +82,5 @@ export const ADMISSION_PLUGIN_FACTORIES: ReadonlyMap<string, AdmissionPluginFact
     const namespaces = ctx.lookup('', 'v1', 'namespaces');
     return new NamespaceLifecycle((name) => namespaces(undefined, name));
   }],
+  ['ValidatingAdmissionPolicy', validatingAdmissionPolicy],
 ]);

@@ -1,0 +1,174 @@
+import { CostBudget, MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES, RUNTIME_CEL_COST_BUDGET, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS } from '../../cel/index.js';
+import { PolicyExpressions, type Compiled } from './expressions.js';
+import { PolicyActivation, type PolicyInputs } from './activation.js';
+import type { FailurePolicy, ValidatingAdmissionPolicySpec } from './types.js';
+
+/**
+ * One ValidatingAdmissionPolicy compiled (kube's validating.validator):
+ * matchConditions, validations with their messageExpressions, and
+ * auditAnnotations, evaluated for one binding and one param into decisions
+ * with kube's messages.
+ */
+
+export interface PolicyDecision {
+  readonly action: 'admit' | 'deny';
+  readonly evaluation: 'admit' | 'deny' | 'error';
+  readonly message: string;
+  /** The status reason of a denial (kube's StatusReason; Invalid unless the validation names one). */
+  readonly reason: string;
+}
+
+export type AuditAnnotationResult =
+  | { readonly action: 'publish'; readonly key: string; readonly value: string }
+  | { readonly action: 'error'; readonly key: string; readonly error: string }
+  | { readonly action: 'exclude'; readonly key: string };
+
+export interface ValidateResult {
+  readonly decisions: readonly PolicyDecision[];
+  readonly auditAnnotations: readonly AuditAnnotationResult[];
+}
+
+interface CompiledValidation {
+  readonly expression: Compiled;
+  readonly messageExpression: Compiled | undefined;
+  readonly message: string;
+  readonly reason: string | undefined;
+}
+
+/** kube's matchConditions outcome: an error only under failurePolicy Fail. */
+export type ConditionsResult = { readonly matches: boolean } | { readonly error: string };
+
+export class CompiledMatchConditions {
+  constructor(private readonly conditions: readonly { name: string; compiled: Compiled }[], private readonly failurePolicy: FailurePolicy) {}
+
+  get empty(): boolean {
+    return this.conditions.length === 0;
+  }
+
+  /** kube's matchconditions.Matcher.Match (its budget: RuntimeCELCostBudgetMatchConditions). */
+  async match(activation: PolicyActivation): Promise<ConditionsResult> {
+    const budget = new CostBudget(RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS);
+    const errors: string[] = [];
+    for (const c of this.conditions) {
+      const r = await activation.run(c.compiled, budget, true);
+      if (!r.ok) {
+        if (r.outOfBudget) return this.failurePolicy === 'Ignore' ? { matches: false } : { error: r.error };
+        errors.push(r.error);
+        continue;
+      }
+      if (r.value === false) return { matches: false };
+    }
+    if (errors.length === 0) return { matches: true };
+    if (this.failurePolicy === 'Ignore') return { matches: false };
+    return { error: errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]` };
+  }
+}
+
+export function compileMatchConditions(expressions: PolicyExpressions, conditions: readonly { name?: string; expression?: string }[] | undefined, failurePolicy: FailurePolicy): CompiledMatchConditions {
+  return new CompiledMatchConditions((conditions ?? []).map((c) => ({ name: c.name ?? '', compiled: expressions.compile(c.expression ?? '', ['bool']) })), failurePolicy);
+}
+
+export class ValidatingPolicyEvaluator {
+  readonly expressions: PolicyExpressions;
+  readonly failurePolicy: FailurePolicy;
+  readonly matchConditions: CompiledMatchConditions;
+  private readonly validations: readonly CompiledValidation[];
+  private readonly auditAnnotations: readonly { key: string; valueExpression: string; compiled: Compiled }[];
+
+  constructor(spec: ValidatingAdmissionPolicySpec) {
+    this.expressions = new PolicyExpressions(spec.variables);
+    this.failurePolicy = spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail';
+    this.matchConditions = compileMatchConditions(this.expressions, spec.matchConditions, this.failurePolicy);
+    this.validations = (spec.validations ?? []).map((v) => ({
+      expression: this.expressions.compile(v.expression ?? '', ['bool']),
+      messageExpression: v.messageExpression ? this.expressions.compile(v.messageExpression, ['string']) : undefined,
+      message: v.message ?? '',
+      reason: v.reason,
+    }));
+    this.auditAnnotations = (spec.auditAnnotations ?? []).map((a) => ({
+      key: a.key ?? '',
+      valueExpression: a.valueExpression ?? '',
+      compiled: this.expressions.compile(a.valueExpression ?? '', ['string', 'null_type']),
+    }));
+  }
+
+  activation(inputs: PolicyInputs): PolicyActivation {
+    return new PolicyActivation(this.expressions, inputs);
+  }
+
+  private errorDecision(message: string): PolicyDecision {
+    return { action: this.failurePolicy === 'Ignore' ? 'admit' : 'deny', evaluation: 'error', message, reason: '' };
+  }
+
+  /** kube's validator.Validate for one binding and one param. */
+  async validate(inputs: PolicyInputs): Promise<ValidateResult> {
+    const activation = this.activation(inputs);
+    if (!this.matchConditions.empty) {
+      const m = await this.matchConditions.match(activation);
+      if ('error' in m) return { decisions: [this.errorDecision(m.error)], auditAnnotations: [] };
+      if (!m.matches) return { decisions: [], auditAnnotations: [] };
+    }
+    const budget = new CostBudget(RUNTIME_CEL_COST_BUDGET);
+    const results = [];
+    for (const v of this.validations) {
+      const r = await activation.run(v.expression, budget, true);
+      if (!r.ok && r.outOfBudget) return { decisions: [this.errorDecision(r.error)], auditAnnotations: [] };
+      results.push(r);
+    }
+    const decisions: PolicyDecision[] = [];
+    let messageBudgetError: string | undefined;
+    for (let i = 0; i < this.validations.length; i++) {
+      const v = this.validations[i]!;
+      const r = results[i]!;
+      if (!r.ok) {
+        decisions.push(this.errorDecision(r.error));
+        continue;
+      }
+      if (r.value === true) {
+        decisions.push({ action: 'admit', evaluation: 'admit', message: '', reason: '' });
+        continue;
+      }
+      let message = '';
+      if (v.messageExpression && messageBudgetError === undefined) {
+        const m = await activation.run(v.messageExpression, budget, false);
+        if (!m.ok && m.outOfBudget) messageBudgetError = m.error;
+        else if (m.ok && typeof m.value === 'string') {
+          message = m.value.trim();
+          if (Buffer.byteLength(message) > MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES || message.includes('\n')) message = '';
+        }
+      }
+      if (messageBudgetError !== undefined) {
+        decisions.push(this.errorDecision(`failed messageExpression: ${messageBudgetError}`));
+        continue;
+      }
+      if (message === '' && v.message !== '') message = v.message.trim();
+      if (message === '') message = `failed expression: ${v.expression.expression.trim()}`;
+      decisions.push({ action: 'deny', evaluation: 'deny', message, reason: v.reason || 'Invalid' });
+    }
+    return { decisions, auditAnnotations: await this.evaluateAuditAnnotations(activation) };
+  }
+
+  private async evaluateAuditAnnotations(activation: PolicyActivation): Promise<AuditAnnotationResult[]> {
+    const budget = new CostBudget(RUNTIME_CEL_COST_BUDGET);
+    const failed = this.failurePolicy === 'Ignore' ? 'exclude' : 'error';
+    const out: AuditAnnotationResult[] = [];
+    for (const a of this.auditAnnotations) {
+      const r = await activation.run(a.compiled, budget, false);
+      if (!r.ok) {
+        out.push(failed === 'exclude' ? { action: 'exclude', key: a.key } : { action: 'error', key: a.key, error: r.error });
+        continue;
+      }
+      if (r.value === null) out.push({ action: 'exclude', key: a.key });
+      else if (typeof r.value === 'string') {
+        const value = r.value.trim();
+        out.push(value === '' ? { action: 'exclude', key: a.key } : { action: 'publish', key: a.key, value });
+      } else {
+        out.push({
+          action: 'error', key: a.key,
+          error: `valueExpression '${a.valueExpression}' resulted in unsupported return type: ${typeof r.value}. Return type must be either string or null.`,
+        });
+      }
+    }
+    return out;
+  }
+}
