@@ -33,9 +33,11 @@ export class PolicyExpressions {
       compiled.push({ name, compiled: c });
       declared.push({ name, type: 'program' in c ? c.program.outputDeclType : Types.dyn });
     }
-    this.variables = compiled;
     this.variablesType = declared.length > 0 ? compositionType(declared) : undefined;
     this.environment = this.variablesType ? admissionPolicyEnvironment({ variables: this.variablesType }) : admissionPolicyEnvironment();
+    // Each variable was checked seeing only the ones before it; all run in the final environment, whose
+    // `variables` object type is the one the evaluation builds.
+    this.variables = compiled.map((v) => ('error' in v.compiled ? v : { name: v.name, compiled: compileIn(this.environment, v.compiled.expression) }));
   }
 
   compile(expression: string, returnTypes?: readonly string[]): Compiled {

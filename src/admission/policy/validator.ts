@@ -88,7 +88,7 @@ export class ValidatingPolicyEvaluator {
     this.auditAnnotations = (spec.auditAnnotations ?? []).map((a) => ({
       key: a.key ?? '',
       valueExpression: a.valueExpression ?? '',
-      compiled: this.expressions.compile(a.valueExpression ?? '', ['string', 'null_type']),
+      compiled: this.expressions.compile(a.valueExpression ?? '', ['string', 'null']),
     }));
   }
 
