@@ -74,11 +74,20 @@ export function admissionPolicyEnvironment(options: { variables?: ObjectType } =
   return policyEnvironment(options.variables);
 }
 
-function policyEnvironment(variables: ObjectType | undefined): CelEnvironment {
+/**
+ * The environment kube's policy TypeChecker compiles in: object and
+ * oldObject typed from a matched kind's schema, params from the paramKind's
+ * (dyn where there is no schema).
+ */
+export function typedAdmissionPolicyEnvironment(types: { object?: DeclType | undefined; params?: DeclType | undefined; variables?: ObjectType | undefined }): CelEnvironment {
+  return policyEnvironment(types.variables, types.object, types.params);
+}
+
+function policyEnvironment(variables: ObjectType | undefined, object: DeclType = Types.dyn, params: DeclType = Types.dyn): CelEnvironment {
   const vars: VariableDeclaration[] = [
-    { name: 'object', type: Types.dyn },
-    { name: 'oldObject', type: Types.dyn },
-    { name: 'params', type: Types.dyn },
+    { name: 'object', type: object },
+    { name: 'oldObject', type: object },
+    { name: 'params', type: params },
     { name: 'request', type: AdmissionRequestType },
     { name: 'namespaceObject', type: NamespaceType },
   ];

@@ -7,7 +7,7 @@
  */
 export { CelEnvironment, celEquals, type EnvironmentOptions, type VariableDeclaration } from './environment.js';
 export {
-  admissionPolicyEnvironment, authorizationMatchConditionEnvironment, claimsEnvironment, crdRuleEnvironment,
+  admissionPolicyEnvironment, authorizationMatchConditionEnvironment, claimsEnvironment, crdRuleEnvironment, typedAdmissionPolicyEnvironment,
   userEnvironment, webhookMatchConditionEnvironment, type RuleEnvironment,
 } from './environments.js';
 export {

@@ -26,6 +26,7 @@ import type { ApiClient } from '../machinery/client.js';
 import type { KubeObject } from '../machinery/object.js';
 import type { ServerConfig } from './config.js';
 import type { Controller } from '../controllers/controller.js';
+import { ValidatingAdmissionPolicyStatus, VAP_STATUS_CONTROLLER } from '../controllers/validating-admission-policy-status.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
 import { NamespaceDeleter } from '../controllers/namespace-deleter.js';
 import { SystemNamespaces } from '../controllers/system-namespaces.js';
@@ -231,6 +232,8 @@ export class ApiServer {
       const caPem = this.pki.servingCa ?? this.pki.serving.cert;
       this.controllers.push(this.leaderOnly('legacy-token-secrets', () => new LegacyTokenSecrets(core('secrets'), core('serviceaccounts'), controllerManager, issuer, caPem)));
     }
+    const policies = this.registry.storeFor(this.catalog.knownResource('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies')!);
+    this.controllers.push(this.leaderOnly(VAP_STATUS_CONTROLLER, () => new ValidatingAdmissionPolicyStatus(policies, this.catalog, controllerManager)));
     this.controllers.push(this.leaderOnly('namespace-defaults', () => new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), controllerManager, this.pki.servingCa ?? this.pki.serving.cert)));
     // etcd keeps one --etcd-compaction-interval of history (kube-apiserver's
     // compactor); the embedded stores keep the watch cache's window.

@@ -107,6 +107,21 @@ spec:
   validationActions: [Deny]
 `;
 
+const TYPO = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: typo
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["deployments"]
+  validations:
+  - expression: object.spec.replicaz > 1
+`;
+
 const widget = (name: string, size: number): string => `apiVersion: example.com/v1
 kind: Widget
 metadata:
@@ -196,5 +211,29 @@ describe('ValidatingAdmissionPolicy with kubectl', { skip }, () => {
     assert.match(denied, /widgets.example.com "huge" is forbidden: ValidatingAdmissionPolicy 'widget-size' with binding 'widget-size' denied request: widgets must be small/);
     assert.match(denied, /^Error from server \(Forbidden\)/);
     await ok(['apply', '-f', '-'], widget('tiny', 2));
+  });
+
+  it('writes status.typeChecking for a policy with a type error', async () => {
+    await ok(['apply', '-f', '-'], TYPO);
+    const status = await eventually(async () => {
+      const p = JSON.parse(await ok(['get', 'validatingadmissionpolicy', 'typo', '-o', 'json']));
+      return p.status?.observedGeneration === 1 && p.status;
+    });
+    assert.deepEqual(status.typeChecking, {
+      expressionWarnings: [{
+        fieldRef: 'spec.validations[0].expression',
+        warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicaz'\n | object.spec.replicaz > 1\n | ...........^\n",
+      }],
+    });
+    const managers = JSON.parse(await ok(['get', 'validatingadmissionpolicy', 'typo', '-o', 'json', '--show-managed-fields'])).metadata.managedFields
+      .map((m: { manager: string; operation: string; subresource?: string }) => `${m.manager} ${m.operation} ${m.subresource ?? ''}`.trim());
+    assert.ok(managers.includes('validatingadmissionpolicy-status-controller Apply status'), managers.join(', '));
+    // A fixed expression clears the warning at the next generation.
+    await ok(['apply', '-f', '-'], TYPO.replace('replicaz', 'replicas'));
+    const fixed = await eventually(async () => {
+      const p = JSON.parse(await ok(['get', 'validatingadmissionpolicy', 'typo', '-o', 'json']));
+      return p.status?.observedGeneration === 2 && p.status;
+    });
+    assert.equal(fixed.typeChecking?.expressionWarnings, undefined);
   });
 });

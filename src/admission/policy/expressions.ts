@@ -1,5 +1,5 @@
 import {
-  admissionPolicyEnvironment, compile, compositionType, Types, type CelEnvironment, type CompileOptions, type DeclType, type Program,
+  admissionPolicyEnvironment, compile, compositionType, Types, type CelEnvironment, type CompileOptions, type DeclType, type ObjectType, type Program,
 } from '../../cel/index.js';
 import type { NamedExpression } from './types.js';
 
@@ -21,27 +21,35 @@ export interface CompiledVariable {
 export class PolicyExpressions {
   readonly variables: readonly CompiledVariable[];
   readonly environment: CelEnvironment;
-  readonly variablesType: ReturnType<typeof compositionType> | undefined;
+  readonly variablesType: ObjectType | undefined;
 
-  constructor(variables: readonly NamedExpression[] | undefined) {
+  constructor(
+    variables: readonly NamedExpression[] | undefined,
+    /** The environment with the given `variables` type (the type checker's has typed object and params). */
+    environmentFor: (variables: ObjectType | undefined) => CelEnvironment = (v) => (v ? admissionPolicyEnvironment({ variables: v }) : admissionPolicyEnvironment()),
+    private readonly errorPrefix?: string,
+  ) {
     const compiled: CompiledVariable[] = [];
     const declared: { name: string; type: DeclType }[] = [];
     for (const v of variables ?? []) {
-      const env = declared.length === 0 ? admissionPolicyEnvironment() : admissionPolicyEnvironment({ variables: compositionType(declared) });
+      const env = environmentFor(declared.length === 0 ? undefined : compositionType(declared));
       const name = v.name ?? '';
-      const c = compileIn(env, v.expression ?? '');
+      const c = compileIn(env, v.expression ?? '', errorPrefix === undefined ? {} : { errorPrefix });
       compiled.push({ name, compiled: c });
       declared.push({ name, type: 'program' in c ? c.program.outputDeclType : Types.dyn });
     }
     this.variablesType = declared.length > 0 ? compositionType(declared) : undefined;
-    this.environment = this.variablesType ? admissionPolicyEnvironment({ variables: this.variablesType }) : admissionPolicyEnvironment();
+    this.environment = environmentFor(this.variablesType);
     // Each variable was checked seeing only the ones before it; all run in the final environment, whose
     // `variables` object type is the one the evaluation builds.
     this.variables = compiled.map((v) => ('error' in v.compiled ? v : { name: v.name, compiled: compileIn(this.environment, v.compiled.expression) }));
   }
 
   compile(expression: string, returnTypes?: readonly string[]): Compiled {
-    return compileIn(this.environment, expression, returnTypes ? { returnTypes } : {});
+    return compileIn(this.environment, expression, {
+      ...(returnTypes ? { returnTypes } : {}),
+      ...(this.errorPrefix === undefined ? {} : { errorPrefix: this.errorPrefix }),
+    });
   }
 }
 
