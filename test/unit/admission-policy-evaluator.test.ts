@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 
 import type { AdmissionAttributes } from '../../src/admission/admission.js';
 import { ApiCatalog } from '../../src/api/catalog.js';
+import type { Authorizer } from '../../src/authz/authorizer.js';
 import type { AuthorizerBinding } from '../../src/cel/index.js';
-import { ruleMatches } from '../../src/admission/policy/match.js';
 import { policyDenial } from '../../src/admission/policy/request-support.js';
 import { ValidatingPolicyEvaluator } from '../../src/admission/policy/validator.js';
 import type { ValidatingAdmissionPolicySpec } from '../../src/admission/policy/types.js';
@@ -24,10 +24,12 @@ function attrs(replicas: number, extra: Partial<AdmissionAttributes> = {}): Admi
 }
 
 const allowAll: AuthorizerBinding = { authorize: (a) => ({ decision: a.verb === 'delete' ? 'NoOpinion' : 'Allow', reason: '' }) };
+const serverAuthorizer: Authorizer = { authorize: async (a) => ({ decision: a.verb === 'create' ? 'Allow' : 'NoOpinion', reason: '' }) };
 const params = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'limits' }, data: { max: '3' } };
 
 async function run(spec: ValidatingAdmissionPolicySpec, a: AdmissionAttributes, p?: Record<string, unknown>) {
-  return new ValidatingPolicyEvaluator(spec).validate({ attrs: a, params: p, namespace: undefined, authorizer: allowAll });
+  const matched = { resource: a.resource, kind: { group: 'apps', version: 'v1', kind: 'Deployment' }, ...(a.object ? { object: a.object } : {}), ...(a.oldObject ? { oldObject: a.oldObject } : {}) };
+  return new ValidatingPolicyEvaluator(spec, serverAuthorizer).validate({ attrs: a, matched, params: p, namespace: undefined, authorizer: allowAll });
 }
 
 describe('ValidatingAdmissionPolicy evaluation', () => {
@@ -90,6 +92,14 @@ describe('ValidatingAdmissionPolicy evaluation', () => {
     const r = await run(failing, attrs(1));
     assert.equal(r.decisions[0]!.message, "expression 'object.spec.nope == 1' resulted in error: no such key: nope");
     assert.deepEqual((await run({ ...failing, failurePolicy: 'Ignore' }, attrs(1))).decisions, []);
+    // matchConditions see params, variables and the authorizer
+    const withVars: ValidatingAdmissionPolicySpec = {
+      variables: [{ name: 'max', expression: 'int(params.data.max)' }],
+      matchConditions: [{ name: 'over', expression: "object.spec.replicas > variables.max && authorizer.requestResource.check('create').allowed()" }],
+      validations: [{ expression: 'false', message: 'matched' }],
+    };
+    assert.deepEqual((await run(withVars, attrs(2), params)).decisions, []);
+    assert.equal((await run(withVars, attrs(5), params)).decisions[0]!.message, 'matched');
   });
 
   it('has request, oldObject, params (null without one), namespaceObject and the authorizer', async () => {
@@ -122,19 +132,7 @@ describe('ValidatingAdmissionPolicy evaluation', () => {
   });
 });
 
-describe('ValidatingAdmissionPolicy matching and denial', () => {
-  it('matches rules by operation, group, version, resource/subresource, scope and resourceNames', () => {
-    const a = attrs(1);
-    assert.ok(ruleMatches({ operations: ['CREATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'] }, a));
-    assert.ok(ruleMatches({ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], scope: 'Namespaced' }, a));
-    assert.ok(!ruleMatches({ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], scope: 'Cluster' }, a));
-    assert.ok(!ruleMatches({ operations: ['UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'] }, a));
-    assert.ok(!ruleMatches({ operations: ['CREATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments/scale'] }, a));
-    assert.ok(ruleMatches({ operations: ['CREATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['*/scale'] }, { ...a, subresource: 'scale' }));
-    assert.ok(!ruleMatches({ operations: ['CREATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['*'] }, { ...a, subresource: 'scale' }));
-    assert.ok(!ruleMatches({ operations: ['CREATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'], resourceNames: ['db'] }, a));
-  });
-
+describe('ValidatingAdmissionPolicy denial', () => {
   it('denies as admission.NewForbidden with the decision\'s reason and code', () => {
     const err = policyDenial(attrs(1), "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: no", 'Invalid');
     assert.deepEqual(err.status, {

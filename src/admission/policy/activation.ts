@@ -3,8 +3,9 @@ import {
   type AuthorizerBinding, type CelValue, type CostBudget,
 } from '../../cel/index.js';
 import type { KubeObject } from '../../machinery/object.js';
-import type { UserInfo } from '../../machinery/context.js';
 import type { AdmissionAttributes } from '../admission.js';
+import { admissionRequest, type MatchedVersion } from '../matching/admission-request.js';
+import { kindOf } from '../matching/equivalents.js';
 import type { Compiled, PolicyExpressions } from './expressions.js';
 
 /**
@@ -16,23 +17,11 @@ import type { Compiled, PolicyExpressions } from './expressions.js';
 
 export interface PolicyInputs {
   readonly attrs: AdmissionAttributes;
+  /** The resource and kind the policy matched, with the request's objects in that version. */
+  readonly matched: MatchedVersion;
   readonly params: KubeObject | undefined;
   readonly namespace: KubeObject | undefined;
   readonly authorizer: AuthorizerBinding;
-}
-
-/** kube's CreateAdmissionRequest as JSON (no object or oldObject: CEL has them as variables). */
-export function admissionRequest(attrs: AdmissionAttributes): Record<string, unknown> {
-  const r = attrs.resource;
-  const kind = { group: r.group, version: r.version, kind: r.kind };
-  const resource = { group: r.group, version: r.version, resource: r.name };
-  const user: UserInfo = attrs.user ?? { username: '', groups: [] };
-  return {
-    kind, resource, subResource: attrs.subresource, requestKind: kind, requestResource: resource, requestSubResource: attrs.subresource,
-    name: attrs.name, namespace: attrs.namespace, operation: attrs.operation,
-    userInfo: { username: user.username, uid: user.uid ?? '', groups: user.groups, extra: user.extra ?? {} },
-    dryRun: attrs.dryRun, options: attrs.options ?? null,
-  };
 }
 
 /** kube's CreateNamespaceObject: the namespace's metadata, spec and status only. */
@@ -60,11 +49,13 @@ export class PolicyActivation {
   constructor(private readonly expressions: PolicyExpressions, inputs: PolicyInputs) {
     const env = expressions.environment;
     const a = inputs.attrs;
+    const m = inputs.matched;
+    const { object: _object, oldObject: _oldObject, ...request } = admissionRequest(a, m, kindOf(a.resource, a.subresource), '');
     this.base = {
-      object: a.operation === 'DELETE' || !a.object ? null : dynToCel(a.object),
-      oldObject: a.oldObject ? dynToCel(a.oldObject) : null,
+      object: a.operation === 'DELETE' || !m.object ? null : dynToCel(m.object),
+      oldObject: m.oldObject ? dynToCel(m.oldObject) : null,
       params: inputs.params ? dynToCel(inputs.params) : null,
-      request: toCel(env, admissionRequest(a), AdmissionRequestType),
+      request: toCel(env, request, AdmissionRequestType),
       namespaceObject: inputs.namespace ? toCel(env, namespaceObject(inputs.namespace), NamespaceType) : null,
     };
     if (expressions.variablesType) {
@@ -73,10 +64,15 @@ export class PolicyActivation {
       this.base.variables = lazyObject(env, expressions.variablesType, thunks);
     }
     const user = a.user ?? { username: '', groups: [] };
-    const r = a.resource;
-    const requestResource = { group: r.group, resource: r.name, subresource: a.subresource, namespace: a.namespace, name: a.name };
+    const requestResource = { group: a.resource.group, resource: a.resource.name, subresource: a.subresource, namespace: request.namespace ?? '', name: a.name };
     const authorizer = newAuthorizer(user, inputs.authorizer, requestResource);
     this.withAuthorizer = { ...this.base, authorizer, 'authorizer.requestResource': authorizer.requestResource ?? null };
+  }
+
+  /** The variables besides object, oldObject, request and authorizer (for matchConditions). */
+  get extraVariables(): Record<string, CelValue> {
+    const { params, namespaceObject, variables } = this.base;
+    return { params: params ?? null, namespaceObject: namespaceObject ?? null, ...(variables !== undefined ? { variables } : {}) };
   }
 
   /** Variables run synchronously: kube's lazy map has no way to wait either. */

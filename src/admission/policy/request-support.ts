@@ -3,17 +3,7 @@ import type { Authorizer } from '../../authz/authorizer.js';
 import { ApiError, forbidden, type StatusCause } from '../../machinery/errors.js';
 import type { AdmissionAttributes } from '../admission.js';
 
-/** What admission policies share around their evaluation: exemptions, the authorizer, kube's denial. */
-
-const EXEMPT_RESOURCES = new Set([
-  'validatingwebhookconfigurations', 'mutatingwebhookconfigurations', 'validatingadmissionpolicies', 'validatingadmissionpolicybindings',
-  'mutatingadmissionpolicies', 'mutatingadmissionpolicybindings',
-]);
-
-/** kube's rules.IsExemptAdmissionConfigurationResource: policies never apply to admission configuration itself. */
-export function isExemptAdmissionConfiguration(attrs: AdmissionAttributes): boolean {
-  return attrs.resource.group === 'admissionregistration.k8s.io' && EXEMPT_RESOURCES.has(attrs.resource.name);
-}
+/** What admission policies share around their evaluation: the authorizer, kube's denial. */
 
 /**
  * The `authorizer` variable's link to the server's authorizer chain, with

@@ -2,10 +2,11 @@ import type { Authorizer } from '../../authz/authorizer.js';
 import type { KubeObject } from '../../machinery/object.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission.js';
 import type { AdmissionPluginContext } from '../plugin-context.js';
-import { matchesRequest, type MatchInput } from './match.js';
+import { AdmissionMatcher, VersionedObjects } from '../matching/matcher.js';
+import { isExemptAdmissionConfigurationResource } from '../matching/rules.js';
 import { ConfigurationError, ParamSource } from './params.js';
 import { PolicySource } from './policy-source.js';
-import { cachingAuthorizerBinding, isExemptAdmissionConfiguration, policyDenial } from './request-support.js';
+import { cachingAuthorizerBinding, policyDenial } from './request-support.js';
 import type { PolicyBinding, ValidatingAdmissionPolicy, ValidatingAdmissionPolicySpec, ValidationAction } from './types.js';
 import { ValidatingPolicyEvaluator, type PolicyDecision } from './validator.js';
 
@@ -34,14 +35,16 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
   private readonly params: ParamSource;
   private readonly namespaces: (name: string) => Promise<KubeObject | undefined>;
   private readonly authorizer: Authorizer;
+  private readonly matcher: AdmissionMatcher;
 
   constructor(private readonly ctx: AdmissionPluginContext) {
+    this.authorizer = ctx.authorizer;
     this.source = new PolicySource(ctx.registry, ctx.catalog, { policies: 'validatingadmissionpolicies', bindings: 'validatingadmissionpolicybindings' },
-      (p) => new ValidatingPolicyEvaluator(p.spec ?? {}));
+      (p) => new ValidatingPolicyEvaluator(p.spec ?? {}, this.authorizer));
     this.params = new ParamSource(ctx.registry, ctx.catalog);
     const lookup = ctx.lookup('', 'v1', 'namespaces');
     this.namespaces = (name) => lookup(undefined, name);
-    this.authorizer = ctx.authorizer;
+    this.matcher = new AdmissionMatcher(ctx.catalog, this.namespaces);
   }
 
   start(): Promise<void> {
@@ -49,21 +52,25 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
   }
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
-    if (isExemptAdmissionConfiguration(attrs)) return;
+    if (isExemptAdmissionConfigurationResource(attrs)) return;
     const hooks = this.source.hooks();
     if (hooks.length === 0) return;
     let namespace: Promise<KubeObject | undefined> | undefined;
     // kube reads the namespace of a Namespace request as none ("the namespace object has the namespace of itself")
     const namespaceName = attrs.resource.group === '' && attrs.resource.kind === 'Namespace' ? '' : attrs.namespace;
     const getNamespace = (): Promise<KubeObject | undefined> => (namespace ??= namespaceName ? this.namespaces(namespaceName) : Promise.resolve(undefined));
-    const input: MatchInput = { attrs, namespaceLabels: async () => (await this.namespaces(attrs.namespace))?.metadata?.labels as Record<string, string> | undefined };
+    const versioned = new VersionedObjects(attrs);
     const authorizer = cachingAuthorizerBinding(this.authorizer);
     const denied: Denied[] = [];
 
     for (const { policy, evaluator, bindings } of hooks) {
       const spec = policy.spec ?? {};
       const policyName = policy.metadata?.name ?? '';
-      if (!spec.matchConstraints || !(await matchesRequest(spec.matchConstraints, input))) continue;
+      if (!spec.matchConstraints) continue;
+      // kube's dispatcher drops the error of a policy's own match (its namespace could not be read): no match
+      const match = await this.matcher.matchResources(spec.matchConstraints, attrs).catch(() => undefined);
+      if (!match) continue;
+      const matched = versioned.of(match);
       const configError = (err: unknown, binding: PolicyBinding | undefined): void => {
         if (evaluator.failurePolicy === 'Ignore') return;
         const text = err instanceof Error ? err.message : String(err);
@@ -79,7 +86,15 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
       }
       const annotations = new Map<string, string[]>();
       for (const binding of bindings) {
-        if (!(await matchesRequest(binding.spec?.matchResources, input))) continue;
+        const bindingResources = binding.spec?.matchResources;
+        if (bindingResources) {
+          try {
+            if (!(await this.matcher.matchResources(bindingResources, attrs))) continue;
+          } catch (err) {
+            configError(err, binding);
+            continue;
+          }
+        }
         let params: (KubeObject | undefined)[];
         try {
           params = await this.params.collect(spec.paramKind, binding.spec?.paramRef, attrs.namespace);
@@ -92,7 +107,7 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
         const bindingName = binding.metadata?.name ?? '';
         const actions = binding.spec?.validationActions ?? [];
         for (const param of params) {
-          const result = await evaluator.validate({ attrs, params: param, namespace: ns, authorizer });
+          const result = await evaluator.validate({ attrs, matched, params: param, namespace: ns, authorizer });
           result.decisions.forEach((d, i) => {
             if (d.action !== 'deny') return;
             for (const action of actions) this.enforce(action, attrs, policyName, binding, i, d, denied);

@@ -1,7 +1,11 @@
-import { CostBudget, MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES, RUNTIME_CEL_COST_BUDGET, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS } from '../../cel/index.js';
+import type { Authorizer } from '../../authz/authorizer.js';
+import { CostBudget, MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES, RUNTIME_CEL_COST_BUDGET } from '../../cel/index.js';
+import { admissionRequest } from '../matching/admission-request.js';
+import { kindOf } from '../matching/equivalents.js';
+import { MatchConditions } from '../matching/match-conditions.js';
 import { PolicyExpressions, type Compiled } from './expressions.js';
 import { PolicyActivation, type PolicyInputs } from './activation.js';
-import type { FailurePolicy, ValidatingAdmissionPolicySpec } from './types.js';
+import type { FailurePolicy, NamedExpression, ValidatingAdmissionPolicySpec } from './types.js';
 
 /**
  * One ValidatingAdmissionPolicy compiled (kube's validating.validator):
@@ -35,50 +39,45 @@ interface CompiledValidation {
   readonly reason: string | undefined;
 }
 
-/** kube's matchConditions outcome: an error only under failurePolicy Fail. */
-export type ConditionsResult = { readonly matches: boolean } | { readonly error: string };
-
-export class CompiledMatchConditions {
-  constructor(private readonly conditions: readonly { name: string; compiled: Compiled }[], private readonly failurePolicy: FailurePolicy) {}
-
-  get empty(): boolean {
-    return this.conditions.length === 0;
-  }
-
-  /** kube's matchconditions.Matcher.Match (its budget: RuntimeCELCostBudgetMatchConditions). */
-  async match(activation: PolicyActivation): Promise<ConditionsResult> {
-    const budget = new CostBudget(RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS);
-    const errors: string[] = [];
-    for (const c of this.conditions) {
-      const r = await activation.run(c.compiled, budget, true);
-      if (!r.ok) {
-        if (r.outOfBudget) return this.failurePolicy === 'Ignore' ? { matches: false } : { error: r.error };
-        errors.push(r.error);
-        continue;
-      }
-      if (r.value === false) return { matches: false };
-    }
-    if (errors.length === 0) return { matches: true };
-    if (this.failurePolicy === 'Ignore') return { matches: false };
-    return { error: errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]` };
+/**
+ * A policy's matchConditions (src/admission/matching/'s, in the policy's
+ * environment with params, namespaceObject and variables), or why they do
+ * not compile.
+ */
+export function compileMatchConditions(
+  expressions: PolicyExpressions, conditions: readonly NamedExpression[] | undefined, failurePolicy: FailurePolicy, authorizer: Authorizer | undefined,
+): MatchConditions | string {
+  try {
+    return new MatchConditions((conditions ?? []).map((c) => ({ name: c.name ?? '', expression: c.expression ?? '' })), failurePolicy, authorizer, expressions.environment);
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
   }
 }
 
-export function compileMatchConditions(expressions: PolicyExpressions, conditions: readonly { name?: string; expression?: string }[] | undefined, failurePolicy: FailurePolicy): CompiledMatchConditions {
-  return new CompiledMatchConditions((conditions ?? []).map((c) => ({ name: c.name ?? '', compiled: expressions.compile(c.expression ?? '', ['bool']) })), failurePolicy);
+/** kube's matchconditions.Matcher.Match for one binding and param: undefined to go on, or the result to return. */
+export async function checkMatchConditions(
+  conditions: MatchConditions | string, inputs: PolicyInputs, activation: PolicyActivation,
+): Promise<{ error: string } | { matches: false } | undefined> {
+  if (typeof conditions === 'string') return { error: conditions };
+  if (conditions.empty) return undefined;
+  const request = admissionRequest(inputs.attrs, inputs.matched, kindOf(inputs.attrs.resource, inputs.attrs.subresource), '');
+  const r = await conditions.evaluate({ attrs: inputs.attrs, request, extra: activation.extraVariables });
+  if ('error' in r && r.error) return { error: r.error.message };
+  return r.matches ? undefined : { matches: false };
 }
 
 export class ValidatingPolicyEvaluator {
   readonly expressions: PolicyExpressions;
   readonly failurePolicy: FailurePolicy;
-  readonly matchConditions: CompiledMatchConditions;
+  readonly matchConditions: MatchConditions | string;
   private readonly validations: readonly CompiledValidation[];
   private readonly auditAnnotations: readonly { key: string; valueExpression: string; compiled: Compiled }[];
 
-  constructor(spec: ValidatingAdmissionPolicySpec) {
+  /** `authorizer` answers the matchConditions' authorizer checks. */
+  constructor(spec: ValidatingAdmissionPolicySpec, authorizer?: Authorizer) {
     this.expressions = new PolicyExpressions(spec.variables);
     this.failurePolicy = spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail';
-    this.matchConditions = compileMatchConditions(this.expressions, spec.matchConditions, this.failurePolicy);
+    this.matchConditions = compileMatchConditions(this.expressions, spec.matchConditions, this.failurePolicy, authorizer);
     this.validations = (spec.validations ?? []).map((v) => ({
       expression: this.expressions.compile(v.expression ?? '', ['bool']),
       messageExpression: v.messageExpression ? this.expressions.compile(v.messageExpression, ['string']) : undefined,
@@ -103,11 +102,9 @@ export class ValidatingPolicyEvaluator {
   /** kube's validator.Validate for one binding and one param. */
   async validate(inputs: PolicyInputs): Promise<ValidateResult> {
     const activation = this.activation(inputs);
-    if (!this.matchConditions.empty) {
-      const m = await this.matchConditions.match(activation);
-      if ('error' in m) return { decisions: [this.errorDecision(m.error)], auditAnnotations: [] };
-      if (!m.matches) return { decisions: [], auditAnnotations: [] };
-    }
+    const m = await checkMatchConditions(this.matchConditions, inputs, activation);
+    if (m && 'error' in m) return { decisions: [this.errorDecision(m.error)], auditAnnotations: [] };
+    if (m) return { decisions: [], auditAnnotations: [] };
     const budget = new CostBudget(RUNTIME_CEL_COST_BUDGET);
     const results = [];
     for (const v of this.validations) {
