@@ -32,3 +32,4 @@ export type { CostEstimate, SizeEstimate } from './libraries/cost.js';
 export {
   newAuthorizer, type AuthorizationAttributes as CelAuthorizationAttributes, type AuthorizerBinding, type AuthorizerDecision, type RequestResource,
 } from './libraries/authz.js';
+export { PolicyExpressions, type Compiled, type CompiledVariable, type NamedExpression } from './policy-expressions.js';

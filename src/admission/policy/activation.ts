@@ -1,12 +1,11 @@
 import {
   dynToCel, evaluate, evaluateAsync, lazyObject, NamespaceType, AdmissionRequestType, newAuthorizer, toCel,
-  type AuthorizerBinding, type CelValue, type CostBudget,
+  type AuthorizerBinding, type CelValue, type Compiled, type CostBudget, type PolicyExpressions,
 } from '../../cel/index.js';
 import type { KubeObject } from '../../machinery/object.js';
 import type { AdmissionAttributes } from '../admission.js';
 import { admissionRequest, type MatchedVersion } from '../matching/admission-request.js';
 import { kindOf } from '../matching/equivalents.js';
-import type { Compiled, PolicyExpressions } from './expressions.js';
 
 /**
  * One policy evaluation's inputs as CEL sees them (kube's

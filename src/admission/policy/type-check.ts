@@ -1,8 +1,7 @@
 import type { ApiCatalog } from '../../api/catalog.js';
 import { definition } from '../../api/definitions.js';
-import { schemaDeclType, typedAdmissionPolicyEnvironment, type DeclType, type OpenApiSchema } from '../../cel/index.js';
+import { PolicyExpressions, schemaDeclType, typedAdmissionPolicyEnvironment, type DeclType, type OpenApiSchema } from '../../cel/index.js';
 import { parseApiVersion } from '../../machinery/object.js';
-import { PolicyExpressions } from './expressions.js';
 import type { ValidatingAdmissionPolicySpec } from './types.js';
 
 /**

@@ -41,10 +41,8 @@ export interface ParamRef {
   parameterNotFoundAction?: 'Allow' | 'Deny';
 }
 
-export interface NamedExpression {
-  name?: string;
-  expression?: string;
-}
+export type { NamedExpression } from '../../cel/index.js';
+import type { NamedExpression } from '../../cel/index.js';
 
 export interface Validation {
   expression?: string;

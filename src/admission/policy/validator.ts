@@ -1,9 +1,8 @@
 import type { Authorizer } from '../../authz/authorizer.js';
-import { CostBudget, MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES, RUNTIME_CEL_COST_BUDGET } from '../../cel/index.js';
+import { CostBudget, MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES, PolicyExpressions, RUNTIME_CEL_COST_BUDGET, type Compiled } from '../../cel/index.js';
 import { admissionRequest } from '../matching/admission-request.js';
 import { kindOf } from '../matching/equivalents.js';
 import { MatchConditions } from '../matching/match-conditions.js';
-import { PolicyExpressions, type Compiled } from './expressions.js';
 import { PolicyActivation, type PolicyInputs } from './activation.js';
 import type { FailurePolicy, NamedExpression, ValidatingAdmissionPolicySpec } from './types.js';
 

@@ -1,7 +1,14 @@
-import {
-  admissionPolicyEnvironment, compile, compositionType, Types, type CelEnvironment, type CompileOptions, type DeclType, type ObjectType, type Program,
-} from '../../cel/index.js';
-import type { NamedExpression } from './types.js';
+import { compositionType } from './activation.js';
+import { compile, type CompileOptions, type Program } from './compile.js';
+import type { CelEnvironment } from './environment.js';
+import { admissionPolicyEnvironment } from './environments.js';
+import { Types, type DeclType, type ObjectType } from './types.js';
+
+/** A policy variable or named condition as the API has it. */
+export interface NamedExpression {
+  name?: string;
+  expression?: string;
+}
 
 /**
  * A policy's CEL compiled once per policy generation (kube's
