@@ -1,5 +1,6 @@
 import type { AdmissionPluginFactory } from './plugin-context.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
+import { mutatingAdmissionPolicy } from './policy/mutating-plugin.js';
 import { validatingAdmissionPolicy } from './policy/validating-plugin.js';
 
 /**
@@ -82,5 +83,6 @@ export const ADMISSION_PLUGIN_FACTORIES: ReadonlyMap<string, AdmissionPluginFact
     const namespaces = ctx.lookup('', 'v1', 'namespaces');
     return new NamespaceLifecycle((name) => namespaces(undefined, name));
   }],
+  ['MutatingAdmissionPolicy', mutatingAdmissionPolicy],
   ['ValidatingAdmissionPolicy', validatingAdmissionPolicy],
 ]);

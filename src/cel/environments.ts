@@ -53,9 +53,10 @@ export function crdRuleEnvironment(
  * Declares `authorizer` and `authorizer.requestResource` when the library
  * registered their types (it does with { authorizer: true }).
  */
-function withAuthorizer(vars: VariableDeclaration[]): CelEnvironment {
+function withAuthorizer(vars: VariableDeclaration[], jsonPatch = false): CelEnvironment {
   return new CelEnvironment(vars, {
     authorizer: true,
+    jsonPatch,
     optionalVariables: [
       { name: 'authorizer', type: AuthorizerType },
       { name: 'authorizer.requestResource', type: ResourceCheckType },
@@ -83,7 +84,13 @@ export function typedAdmissionPolicyEnvironment(types: { object?: DeclType | und
   return policyEnvironment(types.variables, types.object, types.params);
 }
 
-function policyEnvironment(variables: ObjectType | undefined, object: DeclType = Types.dyn, params: DeclType = Types.dyn): CelEnvironment {
+/** MutatingAdmissionPolicy expressions: the policy variables plus `jsonpatch.escapeKey`. */
+export function mutatingAdmissionPolicyEnvironment(options: { variables?: ObjectType } = {}): CelEnvironment {
+  if (!options.variables) return once('mutatingPolicy', () => policyEnvironment(undefined, Types.dyn, Types.dyn, true));
+  return policyEnvironment(options.variables, Types.dyn, Types.dyn, true);
+}
+
+function policyEnvironment(variables: ObjectType | undefined, object: DeclType = Types.dyn, params: DeclType = Types.dyn, jsonPatch = false): CelEnvironment {
   const vars: VariableDeclaration[] = [
     { name: 'object', type: object },
     { name: 'oldObject', type: object },
@@ -92,7 +99,7 @@ function policyEnvironment(variables: ObjectType | undefined, object: DeclType =
     { name: 'namespaceObject', type: NamespaceType },
   ];
   if (variables) vars.push({ name: 'variables', type: variables });
-  return withAuthorizer(vars);
+  return withAuthorizer(vars, jsonPatch);
 }
 
 /** Admission webhooks' matchConditions: object, oldObject, request, authorizer. */

@@ -7,7 +7,7 @@
  */
 export { CelEnvironment, celEquals, type EnvironmentOptions, type VariableDeclaration } from './environment.js';
 export {
-  admissionPolicyEnvironment, authorizationMatchConditionEnvironment, claimsEnvironment, crdRuleEnvironment, typedAdmissionPolicyEnvironment,
+  admissionPolicyEnvironment, authorizationMatchConditionEnvironment, claimsEnvironment, crdRuleEnvironment, mutatingAdmissionPolicyEnvironment, typedAdmissionPolicyEnvironment,
   userEnvironment, webhookMatchConditionEnvironment, type RuleEnvironment,
 } from './environments.js';
 export {
@@ -32,4 +32,5 @@ export type { CostEstimate, SizeEstimate } from './libraries/cost.js';
 export {
   newAuthorizer, type AuthorizationAttributes as CelAuthorizationAttributes, type AuthorizerBinding, type AuthorizerDecision, type RequestResource,
 } from './libraries/authz.js';
-export { PolicyExpressions, type Compiled, type CompiledVariable, type NamedExpression } from './policy-expressions.js';
+export { compileConstruction, PolicyExpressions, type Compiled, type CompiledVariable, type NamedExpression } from './policy-expressions.js';
+export { rewriteMessageLiterals } from './message-literals.js';

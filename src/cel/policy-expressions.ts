@@ -2,6 +2,7 @@ import { compositionType } from './activation.js';
 import { compile, type CompileOptions, type Program } from './compile.js';
 import type { CelEnvironment } from './environment.js';
 import { admissionPolicyEnvironment } from './environments.js';
+import { rewriteMessageLiterals } from './message-literals.js';
 import { Types, type DeclType, type ObjectType } from './types.js';
 
 /** A policy variable or named condition as the API has it. */
@@ -58,6 +59,12 @@ export class PolicyExpressions {
       ...(this.errorPrefix === undefined ? {} : { errorPrefix: this.errorPrefix }),
     });
   }
+}
+
+/** compile() for expressions that construct messages (`Object{...}`, `JSONPatch{...}`): see message-literals.ts. */
+export function compileConstruction(expressions: PolicyExpressions, expression: string): Compiled {
+  const r = compile(rewriteMessageLiterals(expression), expressions.environment);
+  return r.ok ? { expression, program: r.program } : { expression, error: r.error.detail };
 }
 
 function compileIn(env: CelEnvironment, expression: string, options: CompileOptions = {}): Compiled {

@@ -122,6 +122,65 @@ spec:
   - expression: object.spec.replicaz > 1
 `;
 
+const MUTATING = `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: label-configmaps
+spec:
+  failurePolicy: Fail
+  reinvocationPolicy: IfNeeded
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["configmaps"]
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{metadata: Object.metadata{labels: {"policy.example.com/mutated": "yes"}}}
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: >
+        [JSONPatch{op: "add", path: "/data/keys", value: string(size(object.data))}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata:
+  name: label-configmaps
+spec:
+  policyName: label-configmaps
+`;
+
+const FAILING_MUTATION = `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: remove-missing
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    namespaceSelector:
+      matchLabels:
+        kubernetes.io/metadata.name: mutating-other
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["configmaps"]
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: '[JSONPatch{op: "remove", path: "/nope"}]'
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata:
+  name: remove-missing
+spec:
+  policyName: remove-missing
+`;
+
 const widget = (name: string, size: number): string => `apiVersion: example.com/v1
 kind: Widget
 metadata:
@@ -235,5 +294,27 @@ describe('ValidatingAdmissionPolicy with kubectl', { skip }, () => {
       return p.status?.observedGeneration === 2 && p.status;
     });
     assert.equal(fixed.typeChecking?.expressionWarnings, undefined);
+  });
+
+  it('mutates with a MutatingAdmissionPolicy: ApplyConfiguration and JSONPatch, and refuses per its failurePolicy', async () => {
+    await ok(['apply', '-f', '-'], MUTATING);
+    const created = await eventually(async () => {
+      const name = `mutated-${Date.now()}`;
+      await ok(['create', 'configmap', name, '-n', 'default', '--from-literal=k=v']);
+      const cm = JSON.parse(await ok(['get', 'configmap', name, '-n', 'default', '-o', 'json']));
+      return cm.metadata.labels?.['policy.example.com/mutated'] === 'yes' && cm;
+    });
+    assert.deepEqual(created.data, { k: 'v', keys: '1' });
+    // The type in the request decides nothing else: a Secret is left alone.
+    await ok(['create', 'secret', 'generic', 'untouched', '-n', 'default', '--from-literal=k=v']);
+    const secret = JSON.parse(await ok(['get', 'secret', 'untouched', '-n', 'default', '-o', 'json']));
+    assert.equal(secret.metadata.labels, undefined);
+    await ok(['create', 'namespace', 'mutating-other']);
+    await ok(['apply', '-f', '-'], FAILING_MUTATION);
+    const refused = await eventually(async () => {
+      const r = await k(['create', 'configmap', `refused-${Date.now()}`, '-n', 'mutating-other', '--from-literal=k=v']);
+      return r.code !== 0 && r.stderr;
+    });
+    assert.match(refused, /policy 'remove-missing' with binding 'remove-missing' denied request: error in remove for path: '\/nope'/);
   });
 });

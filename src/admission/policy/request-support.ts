@@ -46,11 +46,16 @@ function resourceName(attrs: AdmissionAttributes): string {
 
 /**
  * kube's policy denial: admission.NewForbidden with the reason (and its
- * code) of the decision, the message repeated as the one cause.
+ * code) of the decision, the message repeated as the one cause. The generic
+ * policy dispatcher (mutating policies) replaces the message outright and
+ * keeps 403.
  */
-export function policyDenial(attrs: AdmissionAttributes, message: string, reason: string, causes: readonly string[] = [message]): ApiError {
+export function policyDenial(
+  attrs: AdmissionAttributes, message: string, reason: string, causes: readonly string[] = [message], options: { replaceMessage?: boolean } = {},
+): ApiError {
   const f = forbidden({ group: attrs.resource.group, resource: attrs.resource.name }, resourceName(attrs), message);
   const details = { ...f.status.details, causes: causes.map((m): StatusCause => ({ message: m })) };
+  if (options.replaceMessage) return new ApiError({ message, reason, details, code: 403 });
   return new ApiError({ message: f.status.message ?? message, reason, details, code: reasonToCode(reason) });
 }
 
