@@ -2,12 +2,11 @@ import type { Authorizer } from '../../authz/authorizer.js';
 import type { KubeObject } from '../../machinery/object.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission.js';
 import { convertForMatch } from '../matching/equivalents.js';
-import { AdmissionMatcher, VersionedObjects } from '../matching/matcher.js';
+import { VersionedObjects } from '../matching/matcher.js';
 import { isExemptAdmissionConfigurationResource } from '../matching/rules.js';
 import type { AdmissionPluginContext } from '../plugin-context.js';
 import { MutatingPolicyEvaluator } from './mutator.js';
-import { ConfigurationError, ParamSource } from './params.js';
-import { PolicySource } from './policy-source.js';
+import { PolicyDispatcher } from './policy-dispatcher.js';
 import { cachingAuthorizerBinding, policyDenial } from './request-support.js';
 import type { MutatingAdmissionPolicySpec, PolicyBinding } from './types.js';
 
@@ -24,86 +23,49 @@ import type { MutatingAdmissionPolicySpec, PolicyBinding } from './types.js';
 
 const PLUGIN = 'MutatingAdmissionPolicy';
 
-interface PolicyError {
-  readonly message: string;
-}
-
 export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
   readonly name = PLUGIN;
-  private readonly source: PolicySource<MutatingAdmissionPolicySpec, MutatingPolicyEvaluator>;
-  private readonly params: ParamSource;
-  private readonly namespaces: (name: string) => Promise<KubeObject | undefined>;
+  private readonly dispatcher: PolicyDispatcher<MutatingAdmissionPolicySpec, MutatingPolicyEvaluator>;
   private readonly authorizer: Authorizer;
-  private readonly matcher: AdmissionMatcher;
 
   constructor(private readonly ctx: AdmissionPluginContext) {
     this.authorizer = ctx.authorizer;
-    this.source = new PolicySource(ctx.registry, ctx.catalog, { policies: 'mutatingadmissionpolicies', bindings: 'mutatingadmissionpolicybindings' },
+    this.dispatcher = new PolicyDispatcher(ctx, { policies: 'mutatingadmissionpolicies', bindings: 'mutatingadmissionpolicybindings' },
       (p) => new MutatingPolicyEvaluator(p.spec ?? {}, this.authorizer));
-    this.params = new ParamSource(ctx.registry, ctx.catalog);
-    const lookup = ctx.lookup('', 'v1', 'namespaces');
-    this.namespaces = (name) => lookup(undefined, name);
-    this.matcher = new AdmissionMatcher(ctx.catalog, this.namespaces);
   }
 
   start(): Promise<void> {
-    return this.source.start(this.ctx.shutdown);
+    return this.dispatcher.start();
   }
 
   async admit(attrs: AdmissionAttributes): Promise<void> {
     if (isExemptAdmissionConfigurationResource(attrs) || !attrs.object) return;
-    const hooks = this.source.hooks();
+    const hooks = this.dispatcher.source.hooks();
     if (hooks.length === 0) return;
     const reinvocation = attrs.reinvocation;
     const isReinvoke = reinvocation?.isReinvoke === true;
     if (isReinvoke && JSON.stringify(attrs.object) === reinvocation?.values.get(PLUGIN)) return;
     const versioned = new VersionedObjects(attrs);
     const authorizer = cachingAuthorizerBinding(this.authorizer);
-    const namespaceName = attrs.resource.group === '' && attrs.resource.kind === 'Namespace' ? '' : attrs.namespace;
-    let namespace: Promise<KubeObject | undefined> | undefined;
-    const getNamespace = (): Promise<KubeObject | undefined> => (namespace ??= namespaceName ? this.namespaces(namespaceName) : Promise.resolve(undefined));
-    const errors: PolicyError[] = [];
+    const getNamespace = this.dispatcher.namespaceOf(attrs);
+    const errors: string[] = [];
     let changedAny = false;
 
-    for (const { policy, evaluator, bindings } of hooks) {
+    for (const hook of hooks) {
+      const { policy, evaluator } = hook;
       if (isReinvoke && evaluator.reinvocationPolicy !== 'IfNeeded') continue;
-      const spec = policy.spec ?? {};
       const policyName = policy.metadata?.name ?? '';
-      if (!spec.matchConstraints) continue;
-      const match = await this.matcher.matchResources(spec.matchConstraints, attrs).catch(() => undefined);
-      if (!match) continue;
       const fail = (binding: PolicyBinding | undefined, message: string): void => {
         if (evaluator.failurePolicy === 'Ignore') return;
-        errors.push({ message: binding ? `policy '${policyName}' with binding '${binding.metadata?.name ?? ''}' denied request: ${message}` : `policy ${JSON.stringify(policyName)} denied request: ${message}` });
+        errors.push(binding ? `policy '${policyName}' with binding '${binding.metadata?.name ?? ''}' denied request: ${message}` : `policy ${JSON.stringify(policyName)} denied request: ${message}`);
       };
-      if (spec.paramKind) {
-        try {
-          this.params.resourceFor(spec.paramKind);
-        } catch (err) {
-          fail(undefined, (err as Error).message);
-          continue;
-        }
-      }
+      const invocation = await this.dispatcher.resolve(hook, attrs, fail);
+      if (!invocation) continue;
+      const { match } = invocation;
       const schema = this.ctx.registry.descriptorFor(match.resource).schema.applySchema(match.resource.definition);
-      for (const binding of bindings) {
-        const bindingResources = binding.spec?.matchResources;
-        try {
-          if (bindingResources && !(await this.matcher.matchResources(bindingResources, attrs))) continue;
-        } catch (err) {
-          fail(binding, (err as Error).message);
-          continue;
-        }
-        let params: (KubeObject | undefined)[];
-        try {
-          params = await this.params.collect(spec.paramKind, binding.spec?.paramRef, attrs.namespace);
-        } catch (err) {
-          if (!(err instanceof ConfigurationError)) throw err;
-          fail(binding, err.message);
-          continue;
-        }
+      for (const { binding, params } of invocation.bindings) {
         for (const param of params) {
-          const matched = versioned.of(match);
-          const r = await evaluator.mutate({ attrs, matched, params: param, namespace: await getNamespace(), authorizer }, schema);
+          const r = await evaluator.mutate({ attrs, matched: versioned.of(match), params: param, namespace: await getNamespace(), authorizer }, schema);
           if (r.kind === 'error') fail(binding, r.message);
           if (r.kind !== 'mutated' || !r.changed) continue;
           replaceContents(attrs.object, convertForMatch(r.object, match.resource, attrs.resource, attrs.subresource));
@@ -118,7 +80,7 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
       if (changedAny && !isReinvoke) reinvocation.shouldReinvoke = true;
     }
     const first = errors[0];
-    if (first) throw policyDenial(attrs, first.message, 'Forbidden', errors.map((e) => e.message), { replaceMessage: true });
+    if (first) throw policyDenial(attrs, first, 'Forbidden', errors, { replaceMessage: true });
   }
 }
 

@@ -1,11 +1,9 @@
 import type { Authorizer } from '../../authz/authorizer.js';
-import type { KubeObject } from '../../machinery/object.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission.js';
-import type { AdmissionPluginContext } from '../plugin-context.js';
-import { AdmissionMatcher, VersionedObjects } from '../matching/matcher.js';
+import { VersionedObjects } from '../matching/matcher.js';
 import { isExemptAdmissionConfigurationResource } from '../matching/rules.js';
-import { ConfigurationError, ParamSource } from './params.js';
-import { PolicySource } from './policy-source.js';
+import type { AdmissionPluginContext } from '../plugin-context.js';
+import { PolicyDispatcher } from './policy-dispatcher.js';
 import { cachingAuthorizerBinding, policyDenial } from './request-support.js';
 import type { PolicyBinding, ValidatingAdmissionPolicy, ValidatingAdmissionPolicySpec, ValidationAction } from './types.js';
 import { ValidatingPolicyEvaluator, type PolicyDecision } from './validator.js';
@@ -31,78 +29,39 @@ interface Denied {
 
 export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
   readonly name = 'ValidatingAdmissionPolicy';
-  private readonly source: PolicySource<ValidatingAdmissionPolicySpec, ValidatingPolicyEvaluator>;
-  private readonly params: ParamSource;
-  private readonly namespaces: (name: string) => Promise<KubeObject | undefined>;
+  private readonly dispatcher: PolicyDispatcher<ValidatingAdmissionPolicySpec, ValidatingPolicyEvaluator>;
   private readonly authorizer: Authorizer;
-  private readonly matcher: AdmissionMatcher;
 
-  constructor(private readonly ctx: AdmissionPluginContext) {
+  constructor(ctx: AdmissionPluginContext) {
     this.authorizer = ctx.authorizer;
-    this.source = new PolicySource(ctx.registry, ctx.catalog, { policies: 'validatingadmissionpolicies', bindings: 'validatingadmissionpolicybindings' },
+    this.dispatcher = new PolicyDispatcher(ctx, { policies: 'validatingadmissionpolicies', bindings: 'validatingadmissionpolicybindings' },
       (p) => new ValidatingPolicyEvaluator(p.spec ?? {}, this.authorizer));
-    this.params = new ParamSource(ctx.registry, ctx.catalog);
-    const lookup = ctx.lookup('', 'v1', 'namespaces');
-    this.namespaces = (name) => lookup(undefined, name);
-    this.matcher = new AdmissionMatcher(ctx.catalog, this.namespaces);
   }
 
   start(): Promise<void> {
-    return this.source.start(this.ctx.shutdown);
+    return this.dispatcher.start();
   }
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
     if (isExemptAdmissionConfigurationResource(attrs)) return;
-    const hooks = this.source.hooks();
+    const hooks = this.dispatcher.source.hooks();
     if (hooks.length === 0) return;
-    let namespace: Promise<KubeObject | undefined> | undefined;
-    // kube reads the namespace of a Namespace request as none ("the namespace object has the namespace of itself")
-    const namespaceName = attrs.resource.group === '' && attrs.resource.kind === 'Namespace' ? '' : attrs.namespace;
-    const getNamespace = (): Promise<KubeObject | undefined> => (namespace ??= namespaceName ? this.namespaces(namespaceName) : Promise.resolve(undefined));
+    const getNamespace = this.dispatcher.namespaceOf(attrs);
     const versioned = new VersionedObjects(attrs);
     const authorizer = cachingAuthorizerBinding(this.authorizer);
     const denied: Denied[] = [];
 
-    for (const { policy, evaluator, bindings } of hooks) {
-      const spec = policy.spec ?? {};
+    for (const hook of hooks) {
+      const { policy, evaluator } = hook;
       const policyName = policy.metadata?.name ?? '';
-      if (!spec.matchConstraints) continue;
-      // kube's dispatcher drops the error of a policy's own match (its namespace could not be read): no match
-      const match = await this.matcher.matchResources(spec.matchConstraints, attrs).catch(() => undefined);
-      if (!match) continue;
-      const matched = versioned.of(match);
-      const configError = (err: unknown, binding: PolicyBinding | undefined): void => {
+      const invocation = await this.dispatcher.resolve(hook, attrs, (binding, text) => {
         if (evaluator.failurePolicy === 'Ignore') return;
-        const text = err instanceof Error ? err.message : String(err);
         denied.push({ policy: policyName, binding: binding?.metadata?.name, reason: '', message: binding ? `failed to configure binding: ${text}` : `failed to configure policy: ${text}` });
-      };
-      if (spec.paramKind) {
-        try {
-          this.params.resourceFor(spec.paramKind);
-        } catch (err) {
-          configError(err, undefined);
-          continue;
-        }
-      }
+      });
+      if (!invocation) continue;
+      const matched = versioned.of(invocation.match);
       const annotations = new Map<string, string[]>();
-      for (const binding of bindings) {
-        const bindingResources = binding.spec?.matchResources;
-        if (bindingResources) {
-          try {
-            if (!(await this.matcher.matchResources(bindingResources, attrs))) continue;
-          } catch (err) {
-            configError(err, binding);
-            continue;
-          }
-        }
-        let params: (KubeObject | undefined)[];
-        try {
-          params = await this.params.collect(spec.paramKind, binding.spec?.paramRef, attrs.namespace);
-        } catch (err) {
-          if (!(err instanceof ConfigurationError)) throw err;
-          configError(err, binding);
-          continue;
-        }
+      for (const { binding, params } of invocation.bindings) {
         const ns = params.length > 0 ? await getNamespace() : undefined;
         const bindingName = binding.metadata?.name ?? '';
         const actions = binding.spec?.validationActions ?? [];
