@@ -1,4 +1,5 @@
 import type { Authorizer } from '../../authz/authorizer.js';
+import { goJsonString } from '../../machinery/go-compat.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission.js';
 import { VersionedObjects } from '../matching/matcher.js';
 import { isExemptAdmissionConfigurationResource } from '../matching/rules.js';
@@ -104,14 +105,17 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
         attrs.addWarning?.(`Validation failed for ValidatingAdmissionPolicy '${policy}' with binding '${bindingName}': ${d.message}`);
         break;
       case 'Audit':
-        // Go's json.Marshal of []ValidationFailureValue, fields in declaration order
-        attrs.addAuditAnnotation?.(VALIDATION_FAILURE_ANNOTATION, JSON.stringify([{
-          message: d.message, policy: binding.spec?.policyName ?? '', binding: bindingName, expressionIndex: index,
-          validationActions: binding.spec?.validationActions ?? [],
-        }]));
+        attrs.addAuditAnnotation?.(VALIDATION_FAILURE_ANNOTATION, validationFailureValue(d.message, binding, index));
         break;
     }
   }
+}
+
+/** Go's json.Marshal of []ValidationFailureValue: fields in declaration order, HTML characters escaped. */
+function validationFailureValue(message: string, binding: PolicyBinding, expressionIndex: number): string {
+  const actions = (binding.spec?.validationActions ?? []).map(goJsonString).join(',');
+  return `[{"message":${goJsonString(message)},"policy":${goJsonString(binding.spec?.policyName ?? '')},"binding":${goJsonString(binding.metadata?.name ?? '')},` +
+    `"expressionIndex":${expressionIndex},"validationActions":[${actions}]}]`;
 }
 
 export function validatingAdmissionPolicy(ctx: AdmissionPluginContext): AdmissionPlugin {
