@@ -70,9 +70,11 @@ function withAuthorizer(vars: VariableDeclaration[], jsonPatch = false): CelEnvi
  * the policy has variables, `variables` typed from their compiled output
  * types (see compositionType).
  */
-export function admissionPolicyEnvironment(options: { variables?: ObjectType } = {}): CelEnvironment {
-  if (!options.variables) return once('policy', () => policyEnvironment(undefined));
-  return policyEnvironment(options.variables);
+export function admissionPolicyEnvironment(options: { variables?: ObjectType; params?: boolean } = {}): CelEnvironment {
+  // kube declares `params` only for a policy with a paramKind
+  const params = options.params === false ? undefined : Types.dyn;
+  if (!options.variables) return once(params ? 'policy' : 'policyNoParams', () => policyEnvironment(undefined, Types.dyn, params));
+  return policyEnvironment(options.variables, Types.dyn, params);
 }
 
 /**
@@ -81,20 +83,22 @@ export function admissionPolicyEnvironment(options: { variables?: ObjectType } =
  * (dyn where there is no schema).
  */
 export function typedAdmissionPolicyEnvironment(types: { object?: DeclType | undefined; params?: DeclType | undefined; variables?: ObjectType | undefined }): CelEnvironment {
-  return policyEnvironment(types.variables, types.object, types.params);
+  return policyEnvironment(types.variables, types.object ?? Types.dyn, types.params);
 }
 
 /** MutatingAdmissionPolicy expressions: the policy variables plus `jsonpatch.escapeKey`. */
-export function mutatingAdmissionPolicyEnvironment(options: { variables?: ObjectType } = {}): CelEnvironment {
-  if (!options.variables) return once('mutatingPolicy', () => policyEnvironment(undefined, Types.dyn, Types.dyn, true));
-  return policyEnvironment(options.variables, Types.dyn, Types.dyn, true);
+export function mutatingAdmissionPolicyEnvironment(options: { variables?: ObjectType; params?: boolean } = {}): CelEnvironment {
+  const params = options.params === false ? undefined : Types.dyn;
+  if (!options.variables) return once(params ? 'mutatingPolicy' : 'mutatingPolicyNoParams', () => policyEnvironment(undefined, Types.dyn, params, true));
+  return policyEnvironment(options.variables, Types.dyn, params, true);
 }
 
-function policyEnvironment(variables: ObjectType | undefined, object: DeclType = Types.dyn, params: DeclType = Types.dyn, jsonPatch = false): CelEnvironment {
+/** `params` undefined: not declared (a policy without paramKind). */
+function policyEnvironment(variables: ObjectType | undefined, object: DeclType, params: DeclType | undefined, jsonPatch = false): CelEnvironment {
   const vars: VariableDeclaration[] = [
     { name: 'object', type: object },
     { name: 'oldObject', type: object },
-    { name: 'params', type: params },
+    ...(params ? [{ name: 'params', type: params }] : []),
     { name: 'request', type: AdmissionRequestType },
     { name: 'namespaceObject', type: NamespaceType },
   ];

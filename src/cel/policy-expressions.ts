@@ -34,7 +34,7 @@ export class PolicyExpressions {
   constructor(
     variables: readonly NamedExpression[] | undefined,
     /** The environment with the given `variables` type (the type checker's has typed object and params). */
-    environmentFor: (variables: ObjectType | undefined) => CelEnvironment = (v) => (v ? admissionPolicyEnvironment({ variables: v }) : admissionPolicyEnvironment()),
+    environmentFor: (variables: ObjectType | undefined) => CelEnvironment = (v) => admissionPolicyEnvironment(v ? { variables: v } : {}),
     private readonly errorPrefix?: string,
   ) {
     const compiled: CompiledVariable[] = [];

@@ -25,6 +25,7 @@ function attrs(replicas: number, extra: Partial<AdmissionAttributes> = {}): Admi
 
 const allowAll: AuthorizerBinding = { authorize: (a) => ({ decision: a.verb === 'delete' ? 'NoOpinion' : 'Allow', reason: '' }) };
 const serverAuthorizer: Authorizer = { authorize: async (a) => ({ decision: a.verb === 'create' ? 'Allow' : 'NoOpinion', reason: '' }) };
+const paramKind = { apiVersion: 'v1', kind: 'ConfigMap' };
 const params = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'limits' }, data: { max: '3' } };
 
 async function run(spec: ValidatingAdmissionPolicySpec, a: AdmissionAttributes, p?: Record<string, unknown>) {
@@ -35,6 +36,7 @@ async function run(spec: ValidatingAdmissionPolicySpec, a: AdmissionAttributes, 
 describe('ValidatingAdmissionPolicy evaluation', () => {
   it('admits what passes and denies with message, messageExpression or the expression, with the reason', async () => {
     const spec: ValidatingAdmissionPolicySpec = {
+      paramKind,
       variables: [{ name: 'max', expression: 'int(params.data.max)' }, { name: 'twice', expression: 'variables.max * 2' }],
       validations: [
         { expression: 'object.spec.replicas <= variables.max', messageExpression: "'at most ' + string(variables.max) + ' replicas'", reason: 'Forbidden' },
@@ -94,6 +96,7 @@ describe('ValidatingAdmissionPolicy evaluation', () => {
     assert.deepEqual((await run({ ...failing, failurePolicy: 'Ignore' }, attrs(1))).decisions, []);
     // matchConditions see params, variables and the authorizer
     const withVars: ValidatingAdmissionPolicySpec = {
+      paramKind,
       variables: [{ name: 'max', expression: 'int(params.data.max)' }],
       matchConditions: [{ name: 'over', expression: "object.spec.replicas > variables.max && authorizer.requestResource.check('create').allowed()" }],
       validations: [{ expression: 'false', message: 'matched' }],
@@ -103,7 +106,11 @@ describe('ValidatingAdmissionPolicy evaluation', () => {
   });
 
   it('has request, oldObject, params (null without one), namespaceObject and the authorizer', async () => {
+    // without a paramKind, `params` is not declared at all (kube's "undeclared reference")
+    const noParams = await run({ validations: [{ expression: 'params == null' }] }, attrs(1));
+    assert.match(noParams.decisions[0]!.message, /^compilation error: compilation failed: ERROR: <input>:1:1: undeclared reference to 'params'/);
     const spec: ValidatingAdmissionPolicySpec = {
+      paramKind,
       validations: [
         { expression: "request.operation == 'CREATE' && request.userInfo.username == 'jane' && request.kind.kind == 'Deployment' && request.resource.resource == 'deployments'" },
         { expression: 'oldObject == null && params == null' },

@@ -56,6 +56,14 @@ describe('ValidatingAdmissionPolicy validation', () => {
     ]);
   });
 
+  it('declares params only for a policy with a paramKind', () => {
+    const spec = { failurePolicy: 'Fail', matchConstraints, validations: [{ expression: 'params.x == 1' }] };
+    assert.deepEqual(errors('ValidatingAdmissionPolicy', { metadata: { name: 'p' }, spec }), [
+      "spec.validations[0].expression: Invalid value: \"params.x == 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.x == 1\n | ^",
+    ]);
+    assert.deepEqual(errors('ValidatingAdmissionPolicy', { metadata: { name: 'p' }, spec: { ...spec, paramKind: { apiVersion: 'v1', kind: 'ConfigMap' } } }), []);
+  });
+
   it('validates bindings: paramRef, actions', () => {
     assert.deepEqual(errors('ValidatingAdmissionPolicyBinding', { metadata: { name: 'b' }, spec: { policyName: 'p', validationActions: ['Deny'], paramRef: { name: 'x', parameterNotFoundAction: 'Deny' } } }), []);
     assert.deepEqual(errors('ValidatingAdmissionPolicyBinding', {

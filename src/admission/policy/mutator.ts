@@ -35,7 +35,8 @@ export class MutatingPolicyEvaluator {
   private readonly mutations: readonly CompiledMutation[];
 
   constructor(spec: MutatingAdmissionPolicySpec, authorizer?: Authorizer) {
-    this.expressions = new PolicyExpressions(spec.variables, (variables) => mutatingAdmissionPolicyEnvironment(variables ? { variables } : {}));
+    const params = spec.paramKind !== undefined && spec.paramKind !== null;
+    this.expressions = new PolicyExpressions(spec.variables, (variables) => mutatingAdmissionPolicyEnvironment({ ...(variables ? { variables } : {}), params }));
     this.failurePolicy = spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail';
     this.reinvocationPolicy = spec.reinvocationPolicy === 'IfNeeded' ? 'IfNeeded' : 'Never';
     this.matchConditions = compileMatchConditions(this.expressions, spec.matchConditions, this.failurePolicy, authorizer);

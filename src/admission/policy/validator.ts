@@ -1,5 +1,5 @@
 import type { Authorizer } from '../../authz/authorizer.js';
-import { CostBudget, MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES, PolicyExpressions, RUNTIME_CEL_COST_BUDGET, type Compiled } from '../../cel/index.js';
+import { admissionPolicyEnvironment, CostBudget, MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES, PolicyExpressions, RUNTIME_CEL_COST_BUDGET, type Compiled } from '../../cel/index.js';
 import { admissionRequest } from '../matching/admission-request.js';
 import { kindOf } from '../matching/equivalents.js';
 import { MatchConditions } from '../matching/match-conditions.js';
@@ -74,7 +74,8 @@ export class ValidatingPolicyEvaluator {
 
   /** `authorizer` answers the matchConditions' authorizer checks. */
   constructor(spec: ValidatingAdmissionPolicySpec, authorizer?: Authorizer) {
-    this.expressions = new PolicyExpressions(spec.variables);
+    const params = spec.paramKind !== undefined && spec.paramKind !== null;
+    this.expressions = new PolicyExpressions(spec.variables, (variables) => admissionPolicyEnvironment({ ...(variables ? { variables } : {}), params }));
     this.failurePolicy = spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail';
     this.matchConditions = compileMatchConditions(this.expressions, spec.matchConditions, this.failurePolicy, authorizer);
     this.validations = (spec.validations ?? []).map((v) => ({

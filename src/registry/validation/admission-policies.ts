@@ -1,4 +1,4 @@
-import { PolicyExpressions, type Compiled } from '../../cel/index.js';
+import { admissionPolicyEnvironment, PolicyExpressions, type Compiled } from '../../cel/index.js';
 import type { FieldError } from '../../machinery/errors.js';
 import { isDns1035Label, isDns1123Subdomain, isPathSegmentName, isQualifiedName } from '../../machinery/name-validation.js';
 import { duplicate, forbidden, invalid, isObj, list, notSupported, obj, objs, required, str, tooMany, type Obj } from './field.js';
@@ -168,7 +168,9 @@ function validateVariables(variables: Obj[], expressions: PolicyExpressions, pat
 }
 
 function policyExpressions(spec: Obj): PolicyExpressions {
-  return new PolicyExpressions(objs(spec.variables).map((v) => ({ name: str(v.name), expression: str(v.expression) })));
+  const params = isObj(spec.paramKind);
+  return new PolicyExpressions(objs(spec.variables).map((v) => ({ name: str(v.name), expression: str(v.expression) })),
+    (variables) => admissionPolicyEnvironment({ ...(variables ? { variables } : {}), params }));
 }
 
 const hasNewlines = (s: string): boolean => /[\n\r]/.test(s);
