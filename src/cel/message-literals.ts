@@ -11,6 +11,7 @@
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
 const TYPE_PATH_BEFORE = /(?:^|[^A-Za-z0-9_.])(\.?[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*$/;
 const TYPE_PATH_AT_END = /\.?[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\s*$/;
+const MAX_TYPE_PATH = 512;
 const NOT_TYPE_NAMES = new Set(['in', 'true', 'false', 'null']);
 
 interface Frame {
@@ -43,7 +44,20 @@ function stringLiteralLength(s: string, i: number): number {
 }
 
 export function rewriteMessageLiterals(expression: string): string {
-  let out = '';
+  // output as chunks: rebuilding one growing string at every brace would be quadratic
+  const out: string[] = [];
+  const tail = (): string => {
+    let text = '';
+    for (let k = out.length - 1; k >= 0 && text.length < MAX_TYPE_PATH; k--) text = out[k]! + text;
+    return text.slice(-MAX_TYPE_PATH);
+  };
+  const dropTail = (n: number): void => {
+    while (n > 0) {
+      const last = out.pop()!;
+      if (last.length > n) out.push(last.slice(0, last.length - n));
+      n -= Math.min(n, last.length);
+    }
+  };
   const stack: Frame[] = [];
   const top = (): Frame | undefined => stack[stack.length - 1];
   let i = 0;
@@ -52,13 +66,13 @@ export function rewriteMessageLiterals(expression: string): string {
     const frame = top();
     const lit = stringLiteralLength(expression, i);
     if (lit > 0 && !(frame?.kind === 'message' && frame.expectField)) {
-      out += expression.slice(i, i + lit);
+      out.push(expression.slice(i, i + lit));
       i += lit;
       continue;
     }
     if (frame?.kind === 'message' && frame.expectField) {
       if (/\s/.test(c)) {
-        out += c;
+        out.push(c);
         i++;
         continue;
       }
@@ -68,7 +82,7 @@ export function rewriteMessageLiterals(expression: string): string {
         let j = i + m[0].length;
         while (j < expression.length && /\s/.test(expression[j]!)) j++;
         if (expression[j] === ':') {
-          out += `${JSON.stringify(m[0])}: dyn(`;
+          out.push(`${JSON.stringify(m[0])}: dyn(`);
           frame.expectField = false;
           frame.valueOpen = true;
           i = j + 1;
@@ -78,40 +92,41 @@ export function rewriteMessageLiterals(expression: string): string {
       frame.expectField = false;
     }
     if (c === '{') {
-      const path = TYPE_PATH_BEFORE.exec(out);
+      const before = tail();
+      const path = TYPE_PATH_BEFORE.exec(before);
       if (path && !NOT_TYPE_NAMES.has(path[1]!)) {
-        out = out.replace(TYPE_PATH_AT_END, '');
+        dropTail(before.length - before.replace(TYPE_PATH_AT_END, '').length);
         stack.push({ kind: 'message', expectField: true, valueOpen: false });
       } else {
         stack.push({ kind: 'other', expectField: false, valueOpen: false });
       }
-      out += c;
+      out.push(c);
       i++;
       continue;
     }
     if (c === '(' || c === '[') {
       stack.push({ kind: 'other', expectField: false, valueOpen: false });
-      out += c;
+      out.push(c);
       i++;
       continue;
     }
     if (c === ')' || c === ']' || c === '}') {
       const f = stack.pop();
-      if (f?.kind === 'message' && f.valueOpen) out += ')';
-      out += c;
+      if (f?.kind === 'message' && f.valueOpen) out.push(')');
+      out.push(c);
       i++;
       continue;
     }
     if (c === ',' && frame?.kind === 'message') {
-      if (frame.valueOpen) out += ')';
+      if (frame.valueOpen) out.push(')');
       frame.valueOpen = false;
       frame.expectField = true;
-      out += c;
+      out.push(c);
       i++;
       continue;
     }
-    out += c;
+    out.push(c);
     i++;
   }
-  return out;
+  return out.join('');
 }

@@ -29,3 +29,14 @@ describe('cel: message construction for mutating policies', () => {
     assert.ok('error' in bad);
   });
 });
+
+describe('cel: message construction rewrite on hostile input', () => {
+  it('stays linear on many braces and long names', () => {
+    const many = 'Object{a: '.repeat(20_000) + '1' + '}'.repeat(20_000);
+    const out = rewriteMessageLiterals(many);
+    assert.ok(out.startsWith('{"a": dyn( {"a": dyn('));
+    // a type name is looked for in the last 512 characters only
+    const long = `${'x'.repeat(200_000)}{`;
+    assert.equal(rewriteMessageLiterals(long).length, 200_000 - 512 + 1);
+  });
+});
