@@ -42,6 +42,7 @@ export interface Report {
   store?: StoreResult;
   /** GET as a limited user under RBAC (1,000 RoleBindings and ClusterRoles) beside system:masters (absent when the section was not asked for). */
   rbac?: PhaseResult[];
+  admissionPolicy?: PhaseResult[];
   /** Custom resources (with and without ten CEL rules) beside ConfigMaps on one server (absent when the section was not asked for). */
   customResources?: CustomResourcesResult;
   testServer?: TestServerBenchResult;
@@ -77,6 +78,7 @@ function howToRead(r: Report): string[] {
     '- **Authorization (rbac)**: a fresh `capstan serve` (default authorization: Node,RBAC; the Node authorizer has no opinion on this user) with 1,000 ClusterRoles and 1,000 RoleBindings in one namespace, each binding another user; the limited user is one of them (its client certificate made from the server\'s CA), allowed by its RoleBinding. GET of one ConfigMap as that user beside the same GET with the admin certificate (system:masters, allowed before RBAC is asked), before and after.',
     `- **Custom resources (crd)**: a fresh \`capstan serve\` with two CRDs in \`bench.example.com\` (namespaced, a structural schema with a few typed fields, two defaults and a string field holding the ConfigMap's 900-byte payload, so bodies are about the same size): \`Widget\` with no rules, \`RuledWidget\` with ten \`x-kubernetes-validations\` rules on its spec. ${r.concurrency} clients; each custom-resource phase runs right after the ConfigMap phase it is compared with, on the same server (the Widget create runs twice, before and after the ten-rule one, to show drift). The lists are of ${c.quick ? '1,000' : '10,000'} objects of each kind in their own namespace, created first (32 clients, untimed). Watch fan-out is the watch section's measurement (below), run on one namespace's ConfigMaps and then on one namespace's Widgets (the same payload in a top-level \`data\` map) on this server, without its bare baselines.`,
     `- **Admission webhooks (admission)**: ${r.concurrency} clients POST ConfigMaps; the server is started through bench/admission-server.ts (the same ApiServer as \`capstan serve\`, SQLite), first with every admission plugin disabled, then a fresh one with the default plugins and no webhook, then 1 and 5 validating webhooks (one configuration each time; kube calls them in parallel) and 1 and 5 mutating ones (called in turn, each answering a one-operation JSONPatch). The webhook is a separate Node process on loopback with its own CA (bench/webhook-server.ts) that answers at once, so the rows are the server's own cost per call: TLS on kept-alive connections, AdmissionReview encoding, matching, patch application. Each phase follows an unrecorded 1 s warm-up.`,
+    '- **Admission policy (admission-policy)**: a fresh `capstan serve` with one ValidatingAdmissionPolicy on ConfigMaps (10 validations over object, request and a variable read from a ConfigMap param; failurePolicy Fail) and a binding (Deny) whose namespaceSelector picks one namespace. POST of new ConfigMaps in that namespace beside POSTs in a namespace the binding leaves out (the plugin still matches the policy and its binding there), before and after.',
     '- **Running it**: `npm run bench` (or `npx tsc -p tsconfig.json && node dist/bench/run.js`). `BENCH_QUICK=1` is a smoke run written to `quick.md`/`quick.json` instead; `BENCH_SECTIONS=core,writes,authn,validation,cel,list,watch,stalled,memory,etcd,rbac,crd,admission` picks sections (etcd is skipped, with a line saying so, when etcd is not installed); sizes: `BENCH_PHASE_MS`, `BENCH_WRITE_CLIENTS`, `BENCH_LIST_SIZES`, `BENCH_LIST_CLIENTS`, `BENCH_LIST_MS`, `BENCH_LIST_MIN_REQUESTS`, `BENCH_STORE_OBJECTS`, `BENCH_WATCHERS`, `BENCH_WATCH_RATE`, `BENCH_WATCH_SECONDS`, `BENCH_STALLED_WATCHERS`, `BENCH_STALLED_HEALTHY`, `BENCH_STALLED_RATE`, `BENCH_STALLED_SECONDS`, `BENCH_STALLED_PAYLOAD`, `BENCH_STALLED_SETTLE_SECONDS`; `BENCH_BACKEND=memory` for the in-memory store (no restart then). No number here is asserted anywhere.',
     '',
   ];
@@ -200,6 +202,9 @@ export function renderMarkdown(r: Report): string {
   if (r.stalled && r.stalled.length > 0) out.push(`## Stalled watchers (${r.stalled[0]!.seconds} s of writes)`, '', ...stalledTable(r.stalled), '');
   if (r.store) out.push('## Store: memory and restart', '', ...storeTables(r.store), '');
   if (r.etcd) out.push(...etcdSection(r, r.etcd));
+  if (r.admissionPolicy && r.admissionPolicy.length > 0) {
+    out.push(`## Admission: ValidatingAdmissionPolicy beside no policy (${r.concurrency} clients, ${r.phaseMs} ms per phase)`, '', ...requestsTable(r.admissionPolicy), '');
+  }
   if (r.rbac && r.rbac.length > 0) out.push(`## Authorization: RBAC beside system:masters (${r.concurrency} clients, ${r.phaseMs} ms per phase)`, '', ...requestsTable(r.rbac), '');
   if (r.admission && r.admission.length > 0) out.push(`## Admission webhooks: create latency and throughput (${r.concurrency} clients, ${r.phaseMs} ms per phase)`, '', ...requestsTable(r.admission), '');
   if (r.customResources) {

@@ -18,6 +18,7 @@ import { writesSection } from './writes.js';
 import { authnCostRows, authnSection } from './authn.js';
 import type { OpsResult } from './field-validation.js';
 import { rbacSection } from './rbac.js';
+import { admissionPolicySection } from './admission-policy.js';
 import { fieldValidationSection, type FieldValidationResult } from './field-validation.js';
 import { celSection, type CelBenchResult } from './cel.js';
 import { customResourcesSection, type CustomResourcesResult } from './custom-resources.js';
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
   let customResources: CustomResourcesResult | undefined;
   let testServer: TestServerBenchResult | undefined;
   let admission: PhaseResult[] = [];
+  let admissionPolicy: PhaseResult[] = [];
 
   if (cfg.sections.has('core') || cfg.sections.has('writes') || cfg.sections.has('list') || cfg.sections.has('watch')) {
     const dataDir = tempDir('capstan-bench-');
@@ -159,6 +161,11 @@ async function main(): Promise<void> {
     admission = await admissionSection(cfg, log);
   }
 
+  if (cfg.sections.has('admission-policy')) {
+    log('admission-policy: creates under a ValidatingAdmissionPolicy beside creates without');
+    admissionPolicy = await admissionPolicySection(cfg, log);
+  }
+
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   const report: Report = {
     date: new Date().toISOString(),
@@ -185,6 +192,7 @@ async function main(): Promise<void> {
     ...(customResources ? { customResources } : {}),
     ...(testServer ? { testServer } : {}),
     ...(admission.length > 0 ? { admission } : {}),
+    ...(admissionPolicy.length > 0 ? { admissionPolicy } : {}),
     totalSeconds: round((performance.now() - began) / 1000, 1),
   };
   const dir = join(ROOT, 'bench', 'results');

@@ -32,6 +32,8 @@ import { LimitPodHardAntiAffinityTopology } from './limit-pod-hard-anti-affinity
 import { NamespaceAutoProvision } from './namespace-auto-provision.js';
 import { NamespaceExists } from './namespace-exists.js';
 import { resourceQuotaPlugin } from './resource-quota/plugin.js';
+import { mutatingAdmissionPolicy } from './policy/mutating-plugin.js';
+import { validatingAdmissionPolicy } from './policy/validating-plugin.js';
 
 /**
  * kube-apiserver 1.36's admission plugins in its fixed order
@@ -175,4 +177,6 @@ export const ADMISSION_PLUGIN_FACTORIES: ReadonlyMap<string, AdmissionPluginFact
   ['EventRateLimit', (ctx) => new EventRateLimit(eventRateLimitConfiguration(ctx.configuration))],
   ['DenyServiceExternalIPs', () => new DenyServiceExternalIPs()],
   ['ResourceQuota', resourceQuotaPlugin],
+  ['MutatingAdmissionPolicy', mutatingAdmissionPolicy],
+  ['ValidatingAdmissionPolicy', validatingAdmissionPolicy],
 ]);

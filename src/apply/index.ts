@@ -20,3 +20,4 @@ export { managerOrUserAgent, prefixFromUserAgent, FIELD_MANAGER_MAX_LENGTH } fro
 export { LAST_APPLIED_ANNOTATION } from './last-applied.js';
 export { FieldSet } from './fieldset.js';
 export { setToFieldsV1, fieldsV1ToSet } from './fieldsv1.js';
+export { merge as mergeApplied, formatValidationErrors } from './typed.js';

@@ -1,5 +1,5 @@
 import { Environment } from '@marcbachmann/cel-js';
-import { registerKubernetesLibraries } from './libraries/index.js';
+import { registerJSONPatch, registerKubernetesLibraries } from './libraries/index.js';
 import { isUnorderedList, type CelValue } from './values.js';
 import { Duration } from '@marcbachmann/cel-js/evaluator';
 import { aliasOf } from './qualified-names.js';
@@ -25,6 +25,8 @@ export interface EnvironmentOptions {
    * ({0, MaxElements} at any path), as for x-kubernetes-validations.
    */
   readonly pathSizes?: boolean;
+  /** Register `jsonpatch.escapeKey` (MutatingAdmissionPolicy environments). */
+  readonly jsonPatch?: boolean;
 }
 
 type ObjectCtor = new (entries?: Iterable<readonly [string, CelValue]>) => Map<string, CelValue>;
@@ -105,6 +107,7 @@ export class CelEnvironment {
     this.authorizer = options.authorizer === true;
     this.pathSizes = options.pathSizes === true;
     const engine = baseEnvironment(this.authorizer).clone({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
+    if (options.jsonPatch) registerJSONPatch(engine);
     engines.set(this, engine);
     const vars = new Map<string, DeclType>();
     const dotted: string[] = [];

@@ -53,9 +53,10 @@ export function crdRuleEnvironment(
  * Declares `authorizer` and `authorizer.requestResource` when the library
  * registered their types (it does with { authorizer: true }).
  */
-function withAuthorizer(vars: VariableDeclaration[]): CelEnvironment {
+function withAuthorizer(vars: VariableDeclaration[], jsonPatch = false): CelEnvironment {
   return new CelEnvironment(vars, {
     authorizer: true,
+    jsonPatch,
     optionalVariables: [
       { name: 'authorizer', type: AuthorizerType },
       { name: 'authorizer.requestResource', type: ResourceCheckType },
@@ -69,21 +70,40 @@ function withAuthorizer(vars: VariableDeclaration[]): CelEnvironment {
  * the policy has variables, `variables` typed from their compiled output
  * types (see compositionType).
  */
-export function admissionPolicyEnvironment(options: { variables?: ObjectType } = {}): CelEnvironment {
-  if (!options.variables) return once('policy', () => policyEnvironment(undefined));
-  return policyEnvironment(options.variables);
+export function admissionPolicyEnvironment(options: { variables?: ObjectType; params?: boolean } = {}): CelEnvironment {
+  // kube declares `params` only for a policy with a paramKind
+  const params = options.params === false ? undefined : Types.dyn;
+  if (!options.variables) return once(params ? 'policy' : 'policyNoParams', () => policyEnvironment(undefined, Types.dyn, params));
+  return policyEnvironment(options.variables, Types.dyn, params);
 }
 
-function policyEnvironment(variables: ObjectType | undefined): CelEnvironment {
+/**
+ * The environment kube's policy TypeChecker compiles in: object and
+ * oldObject typed from a matched kind's schema, params from the paramKind's
+ * (dyn where there is no schema).
+ */
+export function typedAdmissionPolicyEnvironment(types: { object?: DeclType | undefined; params?: DeclType | undefined; variables?: ObjectType | undefined }): CelEnvironment {
+  return policyEnvironment(types.variables, types.object ?? Types.dyn, types.params);
+}
+
+/** MutatingAdmissionPolicy expressions: the policy variables plus `jsonpatch.escapeKey`. */
+export function mutatingAdmissionPolicyEnvironment(options: { variables?: ObjectType; params?: boolean } = {}): CelEnvironment {
+  const params = options.params === false ? undefined : Types.dyn;
+  if (!options.variables) return once(params ? 'mutatingPolicy' : 'mutatingPolicyNoParams', () => policyEnvironment(undefined, Types.dyn, params, true));
+  return policyEnvironment(options.variables, Types.dyn, params, true);
+}
+
+/** `params` undefined: not declared (a policy without paramKind). */
+function policyEnvironment(variables: ObjectType | undefined, object: DeclType, params: DeclType | undefined, jsonPatch = false): CelEnvironment {
   const vars: VariableDeclaration[] = [
-    { name: 'object', type: Types.dyn },
-    { name: 'oldObject', type: Types.dyn },
-    { name: 'params', type: Types.dyn },
+    { name: 'object', type: object },
+    { name: 'oldObject', type: object },
+    ...(params ? [{ name: 'params', type: params }] : []),
     { name: 'request', type: AdmissionRequestType },
     { name: 'namespaceObject', type: NamespaceType },
   ];
   if (variables) vars.push({ name: 'variables', type: variables });
-  return withAuthorizer(vars);
+  return withAuthorizer(vars, jsonPatch);
 }
 
 /** Admission webhooks' matchConditions: object, oldObject, request, authorizer. */

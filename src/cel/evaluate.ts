@@ -76,3 +76,23 @@ export function evaluate(program: Program, activation: Record<string, CelValue>,
     return { ok: false, kind: 'evaluation', message: goEvaluationMessage(e), cost: spent };
   }
 }
+
+/**
+ * evaluate() for expressions that may call an asynchronous function (the
+ * `authorizer` of admission policies asks the server's authorizer chain): the
+ * result is awaited, and a failure while it settles is the expression's
+ * runtime error. Cost charged after the first await is not counted.
+ */
+export async function evaluateAsync(program: Program, activation: Record<string, CelValue>, options: EvaluateOptions = {}): Promise<EvaluationResult> {
+  const r = evaluate(program, activation, options);
+  if (!r.ok || !isThenable(r.value)) return r;
+  try {
+    return { ok: true, value: (await r.value) as CelValue, cost: r.cost };
+  } catch (e) {
+    return { ok: false, kind: 'evaluation', message: goEvaluationMessage(e), cost: r.cost };
+  }
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
+}

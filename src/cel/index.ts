@@ -7,13 +7,13 @@
  */
 export { CelEnvironment, celEquals, type EnvironmentOptions, type VariableDeclaration } from './environment.js';
 export {
-  admissionPolicyEnvironment, authorizationMatchConditionEnvironment, claimsEnvironment, crdRuleEnvironment,
+  admissionPolicyEnvironment, authorizationMatchConditionEnvironment, claimsEnvironment, crdRuleEnvironment, mutatingAdmissionPolicyEnvironment, typedAdmissionPolicyEnvironment,
   userEnvironment, webhookMatchConditionEnvironment, type RuleEnvironment,
 } from './environments.js';
 export {
   compile, compiledProgramCount, MESSAGE_EXPRESSION_MUST_BE_STRING, RULE_MUST_BE_BOOL, type CompileOptions, type CompileResult, type Program,
 } from './compile.js';
-export { CostBudget, evaluate, type EvaluateOptions, type EvaluationErrorKind, type EvaluationResult } from './evaluate.js';
+export { CostBudget, evaluate, evaluateAsync, type EvaluateOptions, type EvaluationErrorKind, type EvaluationResult } from './evaluate.js';
 export type { CelError } from './errors.js';
 export { escapeProperty, unescapeProperty } from './escaping.js';
 export { schemaDeclType, type OpenApiSchema } from './schema-types.js';
@@ -29,3 +29,8 @@ export {
 } from './activation.js';
 export * from './limits.js';
 export type { CostEstimate, SizeEstimate } from './libraries/cost.js';
+export {
+  newAuthorizer, type AuthorizationAttributes as CelAuthorizationAttributes, type AuthorizerBinding, type AuthorizerDecision, type RequestResource,
+} from './libraries/authz.js';
+export { compileConstruction, PolicyExpressions, type Compiled, type CompiledVariable, type NamedExpression } from './policy-expressions.js';
+export { rewriteMessageLiterals } from './message-literals.js';

@@ -33,6 +33,7 @@ import { AuthorizationSetup } from './authorization-setup.js';
 import type { ApiClient } from '../machinery/client.js';
 import type { ServerConfig } from './config.js';
 import type { Controller, ControllerShared } from '../controllers/controller.js';
+import { ValidatingAdmissionPolicyStatus, VAP_STATUS_CONTROLLER } from '../controllers/validating-admission-policy-status.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
 import { SystemPriorityClasses } from '../controllers/system-priority-classes.js';
 import { NamespaceDeleter } from '../controllers/namespace-deleter.js';
@@ -295,6 +296,8 @@ export class ApiServer {
       this.controllers.push(this.leaderOnly('namespace-defaults', () => new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), controllerManager, this.pki.servingCa ?? this.pki.serving.cert, shared)));
     }
     if (this.controllerEnabled(RESOURCE_QUOTA)) this.controllers.push(this.leaderOnly('resourcequota-controller', () => new ResourceQuotaController({ registry: this.registry, catalog: this.catalog, client: controllerManager })));
+    const policies = this.registry.storeFor(this.catalog.knownResource('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies')!);
+    this.controllers.push(this.leaderOnly(VAP_STATUS_CONTROLLER, () => new ValidatingAdmissionPolicyStatus(policies, this.catalog, controllerManager)));
     // etcd keeps one --etcd-compaction-interval of history (kube-apiserver's
     // compactor); the embedded stores keep the watch cache's window.
     const compactor = new Compactor(this.store, cfg.storageBackend === 'etcd3' ? cfg.etcdCompactionInterval : cfg.watchHistory);

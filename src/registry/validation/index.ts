@@ -1,6 +1,7 @@
 import type { FieldError } from '../../machinery/errors.js';
 import type { KubeObject } from '../../machinery/object.js';
 import * as admissionregistration from './admissionregistration.js';
+import { validateValidatingAdmissionPolicy, validateValidatingAdmissionPolicyBinding } from './admission-policies.js';
 import * as apps from './apps.js';
 import * as batch from './batch.js';
 import * as core from './core.js';
@@ -52,6 +53,8 @@ const RULES: Record<string, Rules> = {
     update: (o, old) => others.validateRoleBindingUpdate(o, old, false),
     replaces: true,
   },
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicy': { create: validateValidatingAdmissionPolicy },
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding': { create: validateValidatingAdmissionPolicyBinding },
   'policy/PodDisruptionBudget': { create: others.validatePodDisruptionBudget },
   'networking.k8s.io/NetworkPolicy': { create: others.validateNetworkPolicy },
   'networking.k8s.io/Ingress': { create: others.validateIngress },
