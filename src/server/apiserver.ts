@@ -297,7 +297,7 @@ export class ApiServer {
     }
     if (this.controllerEnabled(RESOURCE_QUOTA)) this.controllers.push(this.leaderOnly('resourcequota-controller', () => new ResourceQuotaController({ registry: this.registry, catalog: this.catalog, client: controllerManager })));
     const policies = this.registry.storeFor(this.catalog.knownResource('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies')!);
-    this.controllers.push(this.leaderOnly(VAP_STATUS_CONTROLLER, () => new ValidatingAdmissionPolicyStatus(policies, this.catalog, controllerManager)));
+    if (this.controllerEnabled(VAP_STATUS_CONTROLLER)) this.controllers.push(this.leaderOnly(VAP_STATUS_CONTROLLER, () => new ValidatingAdmissionPolicyStatus(policies, this.catalog, controllerManager)));
     // etcd keeps one --etcd-compaction-interval of history (kube-apiserver's
     // compactor); the embedded stores keep the watch cache's window.
     const compactor = new Compactor(this.store, cfg.storageBackend === 'etcd3' ? cfg.etcdCompactionInterval : cfg.watchHistory);
