@@ -2,6 +2,7 @@ import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { setMaxListeners } from 'node:events';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { DeprecatedApiRequests } from '../api/deprecated-api-requests.js';
 import { KUBERNETES_MINOR } from './version.js';
@@ -204,6 +205,8 @@ export class ApiServer {
 
   constructor(private readonly options: ApiServerOptions = {}) {
     this.config = defaultConfig(options.config);
+    // Every admission plugin, informer and watch stops on this one signal: more than Node's default of 10 listeners is expected.
+    setMaxListeners(0, this.shutdownController.signal);
     this.logger = options.logger ?? stderrLogger(this.config.verbosity);
     this.catalog = ApiCatalog.load({ runtimeConfig: this.config.runtimeConfig });
     // As kube-apiserver: system:masters (the loopback client's group) is allowed before any other authorizer is asked.
