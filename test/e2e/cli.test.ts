@@ -55,11 +55,16 @@ describe('capstan CLI', () => {
     const dataDir = tempDir();
     try {
       const server = await startServer({ backend: 'sqlite', dataDir, port: 0 });
-      assert.notEqual(server.port, 6443);
-      const lines = server.output().split('\n').filter(Boolean);
-      assert.equal(lines.length, 1);
-      assert.match(lines[0]!, /ready at https:\/\/127\.0\.0\.1:\d+ in \d+ms; store: sqlite .*capstan\.db; kubeconfig: .*admin\.kubeconfig$/);
-      assert.equal(await server.stop(), 0);
+      try {
+        assert.notEqual(server.port, 6443);
+        const lines = server.output().split('\n').filter(Boolean);
+        assert.equal(lines.length, 1, server.output());
+        assert.match(lines[0]!, /ready at https:\/\/127\.0\.0\.1:\d+ in \d+ms; store: sqlite .*capstan\.db; kubeconfig: .*admin\.kubeconfig$/);
+        assert.equal(await server.stop(), 0);
+      } finally {
+        // A failed assertion must not leave the server running (the test process would never exit).
+        await server.kill();
+      }
     } finally {
       removeDir(dataDir);
     }
