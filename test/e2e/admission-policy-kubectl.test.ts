@@ -159,6 +159,8 @@ metadata:
   name: remove-missing
 spec:
   failurePolicy: Fail
+  # kube requires it (no default): the policy is invalid without it.
+  reinvocationPolicy: Never
   matchConstraints:
     namespaceSelector:
       matchLabels:

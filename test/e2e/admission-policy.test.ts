@@ -126,6 +126,24 @@ describe('admission policies on a running server', () => {
       "secrets \"s1\" is forbidden: ValidatingAdmissionPolicy 'unknown-param' denied request: failed to configure policy: failed to find resource referenced by paramKind: 'example.com/v1, Kind=Nothing'");
   });
 
+  it('refuses an invalid MutatingAdmissionPolicy with 422 Invalid and kube\'s causes', async () => {
+    const r = await http(c, 'POST', `${A}/mutatingadmissionpolicies`, {
+      body: {
+        metadata: { name: 'bad' },
+        spec: {
+          reinvocationPolicy: 'Never',
+          matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['DELETE'], resources: ['configmaps'] }] },
+          mutations: [{ patchType: 'JSONPatch' }],
+        },
+      },
+    });
+    assert.equal(r.status, 422, JSON.stringify(r.json));
+    assert.equal(r.json?.reason, 'Invalid');
+    assert.equal(r.json?.message, 'MutatingAdmissionPolicy.admissionregistration.k8s.io "bad" is invalid: ['
+      + 'spec.matchConstraints.resourceRules.operations: Unsupported value: "DELETE": supported values: "*", "CONNECT", "CREATE", "UPDATE", '
+      + 'spec.mutations[0].jsonPatch: Required value: must be specified when patchType is JSONPatch]');
+  });
+
   it('reinvokes a mutating policy with reinvocationPolicy IfNeeded when the object changed after it', async () => {
     await post(`${A}/mutatingadmissionpolicies`, {
       metadata: { name: 'count' },

@@ -72,6 +72,11 @@ const DEFAULTERS: Record<string, Defaulter> = {
   'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration': (o) => defaultWebhookConfiguration(o, true),
   'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy': defaultValidatingAdmissionPolicy,
   'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding': defaultValidatingAdmissionPolicyBinding,
+  // kube's SetDefaults_MutatingAdmissionPolicySpec and its binding default exactly as the validating ones do.
+  'admissionregistration.k8s.io/v1/MutatingAdmissionPolicy': defaultValidatingAdmissionPolicy,
+  'admissionregistration.k8s.io/v1/MutatingAdmissionPolicyBinding': defaultValidatingAdmissionPolicyBinding,
+  'admissionregistration.k8s.io/v1beta1/MutatingAdmissionPolicy': defaultValidatingAdmissionPolicy,
+  'admissionregistration.k8s.io/v1beta1/MutatingAdmissionPolicyBinding': defaultValidatingAdmissionPolicyBinding,
   'flowcontrol.apiserver.k8s.io/v1/FlowSchema': defaultFlowSchema,
   'flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration': defaultPriorityLevelConfiguration,
   'apiextensions.k8s.io/v1/CustomResourceDefinition': defaultCustomResourceDefinition,

@@ -1,4 +1,4 @@
-import { admissionPolicyEnvironment, PolicyExpressions, type Compiled } from '../../cel/index.js';
+import { admissionPolicyEnvironment, compileConstruction, mutatingAdmissionPolicyEnvironment, PolicyExpressions, type Compiled } from '../../cel/index.js';
 import type { FieldError } from '../../machinery/errors.js';
 import { isDns1035Label, isDns1123Subdomain, isPathSegmentName, isQualifiedName } from '../../machinery/name-validation.js';
 import { duplicate, forbidden, invalid, isObj, list, notSupported, obj, objs, required, str, tooMany, type Obj } from './field.js';
@@ -14,6 +14,10 @@ import { validateLabelSelector } from './selector.js';
 const FAILURE_POLICIES = ['Fail', 'Ignore'];
 const MATCH_POLICIES = ['Equivalent', 'Exact'];
 const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
+/** kube's supportedMutatingOperations: a DELETE has no object to mutate. */
+const MUTATING_OPERATIONS = ['*', 'CONNECT', 'CREATE', 'UPDATE'];
+const PATCH_TYPES = ['ApplyConfiguration', 'JSONPatch'];
+const REINVOCATION_POLICIES = ['IfNeeded', 'Never'];
 const SCOPES = ['*', 'Cluster', 'Namespaced'];
 const REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge', 'Unauthorized'];
 const VALIDATION_ACTIONS = ['Audit', 'Deny', 'Warn'];
@@ -167,10 +171,24 @@ function validateVariables(variables: Obj[], expressions: PolicyExpressions, pat
   return errs;
 }
 
-function policyExpressions(spec: Obj): PolicyExpressions {
+function policyExpressions(spec: Obj, mutating = false): PolicyExpressions {
   const params = isObj(spec.paramKind);
+  const environment = mutating ? mutatingAdmissionPolicyEnvironment : admissionPolicyEnvironment;
   return new PolicyExpressions(objs(spec.variables).map((v) => ({ name: str(v.name), expression: str(v.expression) })),
-    (variables) => admissionPolicyEnvironment({ ...(variables ? { variables } : {}), params }));
+    (variables) => environment({ ...(variables ? { variables } : {}), params }));
+}
+
+function validateFailurePolicy(spec: Obj): FieldError[] {
+  if (spec.failurePolicy === undefined || spec.failurePolicy === null) return [required('spec.failurePolicy')];
+  return FAILURE_POLICIES.includes(str(spec.failurePolicy)) ? [] : [notSupported('spec.failurePolicy', spec.failurePolicy, FAILURE_POLICIES)];
+}
+
+/** A policy's matchConstraints: required, with at least one resourceRule (it gives the expressions their types). */
+function validateMatchConstraints(spec: Obj): FieldError[] {
+  if (!isObj(spec.matchConstraints)) return [required('spec.matchConstraints')];
+  const errs = validateMatchResources(spec.matchConstraints, 'spec.matchConstraints');
+  if (list(spec.matchConstraints.resourceRules).length === 0) errs.push(required('spec.matchConstraints.resourceRules'));
+  return errs;
 }
 
 const hasNewlines = (s: string): boolean => /[\n\r]/.test(s);
@@ -180,14 +198,9 @@ export function validateValidatingAdmissionPolicy(policy: Obj): FieldError[] {
   const spec = obj(policy.spec);
   const errs: FieldError[] = [];
   const expressions = policyExpressions(spec);
-  if (spec.failurePolicy === undefined || spec.failurePolicy === null) errs.push(required('spec.failurePolicy'));
-  else if (!FAILURE_POLICIES.includes(str(spec.failurePolicy))) errs.push(notSupported('spec.failurePolicy', spec.failurePolicy, FAILURE_POLICIES));
+  errs.push(...validateFailurePolicy(spec));
   if (isObj(spec.paramKind)) errs.push(...validateParamKind(spec.paramKind, 'spec.paramKind'));
-  if (!isObj(spec.matchConstraints)) errs.push(required('spec.matchConstraints'));
-  else {
-    errs.push(...validateMatchResources(spec.matchConstraints, 'spec.matchConstraints'));
-    if (list(spec.matchConstraints.resourceRules).length === 0) errs.push(required('spec.matchConstraints.resourceRules'));
-  }
+  errs.push(...validateMatchConstraints(spec));
   errs.push(...validateMatchConditions(objs(spec.matchConditions), expressions, 'spec.matchConditions'));
   errs.push(...validateVariables(objs(spec.variables), expressions, 'spec.variables'));
   const validations = objs(spec.validations);
@@ -277,4 +290,60 @@ export function validateValidatingAdmissionPolicyBinding(binding: Obj): FieldErr
   }
   if (seen.size === 0) errs.push(required('spec.validationActions', 'at least one validation action is required'));
   return errs;
+}
+
+/**
+ * kube's supportedMutatingOperations check: every rule's operations, one
+ * error per offending operation, at a path without the rule's index (as kube reports it).
+ */
+function validateMutatingOperations(mr: unknown, path: string): FieldError[] {
+  if (!isObj(mr)) return [];
+  return objs(mr.resourceRules).flatMap((rule) => strings(rule.operations)
+    .filter((op) => !MUTATING_OPERATIONS.includes(op))
+    .map((op) => notSupported(path, op, MUTATING_OPERATIONS)));
+}
+
+/** kube's validateMutation: the patchType union; only the selected member's expression is compiled. */
+function validateMutation(mutation: Obj, expressions: PolicyExpressions, path: string): FieldError[] {
+  const patchType = str(mutation.patchType);
+  if (patchType === '') return [required(`${path}.patchType`)];
+  if (!PATCH_TYPES.includes(patchType)) return [notSupported(`${path}.patchType`, patchType, PATCH_TYPES)];
+  const [member, other] = patchType === 'JSONPatch' ? ['jsonPatch', 'applyConfiguration'] : ['applyConfiguration', 'jsonPatch'];
+  const errs: FieldError[] = [];
+  if (!isObj(mutation[member])) errs.push(required(`${path}.${member}`, `must be specified when patchType is ${patchType}`));
+  else {
+    const expression = str(mutation[member].expression).trim();
+    if (expression === '') errs.push(required(`${path}.${member}.expression`));
+    else errs.push(...celError(compileConstruction(expressions, expression), `${path}.${member}.expression`, expression));
+  }
+  if (mutation[other] !== undefined && mutation[other] !== null) {
+    errs.push(invalid(`${path}.${other}`, `{${other}}`, `must not be specified when patchType is ${patchType}`));
+  }
+  return errs;
+}
+
+/** kube's validateMutatingAdmissionPolicySpec. */
+export function validateMutatingAdmissionPolicy(policy: Obj): FieldError[] {
+  const spec = obj(policy.spec);
+  const errs: FieldError[] = [];
+  const expressions = policyExpressions(spec, true);
+  errs.push(...validateFailurePolicy(spec));
+  if (isObj(spec.paramKind)) errs.push(...validateParamKind(spec.paramKind, 'spec.paramKind'));
+  errs.push(...validateMatchConstraints(spec));
+  errs.push(...validateMutatingOperations(spec.matchConstraints, 'spec.matchConstraints.resourceRules.operations'));
+  errs.push(...validateMatchConditions(objs(spec.matchConditions), expressions, 'spec.matchConditions'));
+  errs.push(...validateVariables(objs(spec.variables), expressions, 'spec.variables'));
+  const mutations = objs(spec.mutations);
+  if (mutations.length === 0) errs.push(required('spec.mutations', 'mutations must contain at least one item'));
+  mutations.forEach((m, i) => errs.push(...validateMutation(m, expressions, `spec.mutations[${i}]`)));
+  const reinvocation = str(spec.reinvocationPolicy);
+  if (reinvocation === '') errs.push(required('spec.reinvocationPolicy'));
+  else if (!REINVOCATION_POLICIES.includes(reinvocation)) errs.push(notSupported('spec.reinvocationPolicy', reinvocation, REINVOCATION_POLICIES));
+  return errs;
+}
+
+/** kube's validateMutatingAdmissionPolicyBindingSpec. */
+export function validateMutatingAdmissionPolicyBinding(binding: Obj): FieldError[] {
+  const spec = obj(binding.spec);
+  return [...validateBindingCommon(spec), ...validateMutatingOperations(spec.matchResources, 'spec.matchResources.resourceRules.operations')];
 }

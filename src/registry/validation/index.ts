@@ -1,7 +1,9 @@
 import type { FieldError } from '../../machinery/errors.js';
 import type { KubeObject } from '../../machinery/object.js';
 import * as admissionregistration from './admissionregistration.js';
-import { validateValidatingAdmissionPolicy, validateValidatingAdmissionPolicyBinding } from './admission-policies.js';
+import {
+  validateMutatingAdmissionPolicy, validateMutatingAdmissionPolicyBinding, validateValidatingAdmissionPolicy, validateValidatingAdmissionPolicyBinding,
+} from './admission-policies.js';
 import * as apps from './apps.js';
 import * as batch from './batch.js';
 import * as core from './core.js';
@@ -55,6 +57,8 @@ const RULES: Record<string, Rules> = {
   },
   'admissionregistration.k8s.io/ValidatingAdmissionPolicy': { create: validateValidatingAdmissionPolicy },
   'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding': { create: validateValidatingAdmissionPolicyBinding },
+  'admissionregistration.k8s.io/MutatingAdmissionPolicy': { create: validateMutatingAdmissionPolicy },
+  'admissionregistration.k8s.io/MutatingAdmissionPolicyBinding': { create: validateMutatingAdmissionPolicyBinding },
   'policy/PodDisruptionBudget': { create: others.validatePodDisruptionBudget },
   'networking.k8s.io/NetworkPolicy': { create: others.validateNetworkPolicy },
   'networking.k8s.io/Ingress': { create: others.validateIngress },
