@@ -2,6 +2,7 @@ import { admissionPolicyEnvironment, compileConstruction, mutatingAdmissionPolic
 import type { FieldError } from '../../machinery/errors.js';
 import { isDns1035Label, isDns1123Subdomain, isPathSegmentName, isQualifiedName } from '../../machinery/name-validation.js';
 import { duplicate, forbidden, invalid, isObj, list, notSupported, obj, objs, required, str, tooMany, type Obj } from './field.js';
+import { validateResources } from './admissionregistration.js';
 import { validateLabelSelector } from './selector.js';
 
 /**
@@ -30,34 +31,6 @@ const CEL_RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'con
 const strings = (v: unknown): string[] => list(v).map((x) => str(x));
 const hasWildcard = (l: readonly string[]): boolean => l.includes('*');
 
-function validateResources(resources: string[], path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  if (resources.length === 0) errs.push(required(path));
-  const wildcardSubresources = new Set<string>();
-  const wildcardResources = new Set<string>();
-  let doubleWildcard = false;
-  let singleWildcard = false;
-  let withoutSubresource = false;
-  resources.forEach((resSub, i) => {
-    if (resSub === '') return void errs.push(required(`${path}[${i}]`));
-    if (resSub === '*/*') doubleWildcard = true;
-    if (resSub === '*') singleWildcard = true;
-    const slash = resSub.indexOf('/');
-    if (slash < 0) {
-      withoutSubresource = resSub !== '*';
-      return;
-    }
-    const res = resSub.slice(0, slash);
-    const sub = resSub.slice(slash + 1);
-    if (wildcardSubresources.has(res)) errs.push(invalid(`${path}[${i}]`, resSub, `if '${res}/*' is present, must not specify ${resSub}`));
-    if (wildcardResources.has(sub)) errs.push(invalid(`${path}[${i}]`, resSub, `if '*/${sub}' is present, must not specify ${resSub}`));
-    if (sub === '*') wildcardSubresources.add(res);
-    if (res === '*') wildcardResources.add(sub);
-  });
-  if (resources.length > 1 && doubleWildcard) errs.push(invalid(path, resources, "if '*/*' is present, must not specify other resources"));
-  if (singleWildcard && withoutSubresource) errs.push(invalid(path, resources, "if '*' is present, must not specify other resources without subresources"));
-  return errs;
-}
 
 function validateRuleWithOperations(rule: Obj, path: string): FieldError[] {
   const errs: FieldError[] = [];

@@ -180,7 +180,8 @@ function validateRuleWithOperations(rule: Obj, path: string): FieldError[] {
   return errs;
 }
 
-function validateResources(resources: string[], path: string): FieldError[] {
+/** A rule's resources (kube's validateResources): required, and the wildcard combinations kube refuses. Shared with admission policies. */
+export function validateResources(resources: string[], path: string): FieldError[] {
   const errs: FieldError[] = [];
   if (resources.length === 0) errs.push(required(path));
   const withWildcardSub = new Set<string>();
