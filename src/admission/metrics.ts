@@ -1,5 +1,6 @@
 import { HistogramVec } from '../machinery/histogram.js';
 import type { AdmissionOperation } from './admission.js';
+import { WebhookMetrics } from './webhook/metrics.js';
 
 /** kube's admission latency buckets: 5 ms to 2.5 s (k8s.io/apiserver/pkg/admission/metrics). */
 const ADMISSION_BUCKETS = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5];
@@ -14,6 +15,9 @@ export type AdmissionStepType = 'admit' | 'validate';
  * renders them.
  */
 export class AdmissionMetrics {
+  /** The admission webhooks' `apiserver_admission_webhook_*` families, per server. */
+  readonly webhooks = new WebhookMetrics();
+
   readonly step = new HistogramVec(
     'apiserver_admission_step_admission_duration_seconds',
     '[STABLE] Admission sub-step latency histogram in seconds, broken out for each operation and API resource and step type (validate or admit).',

@@ -6,6 +6,7 @@ import type { Logger } from '../machinery/logger.js';
 import type { ObjectLookup } from '../registry/object-lookup.js';
 import type { Registry } from '../registry/registry.js';
 import type { AdmissionPlugin } from './admission.js';
+import type { AdmissionMetrics } from './metrics.js';
 
 /**
  * What a built-in admission plugin is built from (kube's plugin initializers:
@@ -36,6 +37,8 @@ export interface AdmissionPluginContext {
   readonly enableAggregatorRouting?: boolean;
   /** Aborted when the server stops: plugins end their informers and timers. */
   readonly shutdown: AbortSignal;
+  /** The server's admission metrics (the webhooks write theirs there); absent in plugin unit tests. */
+  readonly metrics?: AdmissionMetrics;
 }
 
 /** Builds one plugin; throws an Error whose message says what is wrong with its configuration. */

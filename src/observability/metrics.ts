@@ -2,7 +2,6 @@ import type { AuthenticationConfigMetrics } from '../authn/authentication-config
 import type { WatchCacheStats } from '../cache/watch-cache.js';
 import type { DeprecatedApiRequests } from '../api/deprecated-api-requests.js';
 import type { CounterFamily } from '../admission/pod-security/metrics.js';
-import { webhookMetrics } from '../admission/webhook/metrics.js';
 import type { AdmissionMetrics } from '../admission/metrics.js';
 import type { HistogramVec } from '../machinery/histogram.js';
 import { WORK_DURATION_BUCKETS, type WorkQueueMetrics } from '../registry/work-queue.js';
@@ -224,7 +223,7 @@ export class Metrics {
   async scrape(): Promise<{ body: string; contentType: string }> {
     this.registry ??= await this.build();
     // admission webhooks keep kube's series themselves (admission sits below this layer)
-    return { body: (await this.registry.metrics()) + webhookMetrics.exposition(), contentType: this.registry.contentType };
+    return { body: (await this.registry.metrics()) + (this.admission?.webhooks.exposition() ?? ''), contentType: this.registry.contentType };
   }
 }
 

@@ -250,6 +250,7 @@ export class ApiServer {
         ...(cfg.defaultTolerationSeconds ? { defaultTolerationSeconds: cfg.defaultTolerationSeconds } : {}),
         enableAggregatorRouting: cfg.enableAggregatorRouting ?? false,
         shutdown: this.shutdownController.signal,
+        metrics: this.admissionMetrics,
       },
       [...this.authz.admissionPlugins(), ...(this.options.admissionPlugins ?? [])],
       { nodeAuthorizer: this.authz.nodeAuthorizer, metrics: this.admissionMetrics, ...(this.options.admissionConfigurations ? { configurations: this.options.admissionConfigurations } : {}) },

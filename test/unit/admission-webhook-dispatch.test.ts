@@ -5,6 +5,7 @@ import type { AdmissionAttributes } from '../../src/admission/admission.js';
 import { AdmissionChain } from '../../src/admission/admission.js';
 import { AdmissionMatcher } from '../../src/admission/matching/matcher.js';
 import { CallFailure, type WebhookClients } from '../../src/admission/webhook/client.js';
+import { WebhookMetrics } from '../../src/admission/webhook/metrics.js';
 import { webhooksOf, type Webhook } from '../../src/admission/webhook/configuration.js';
 import { MutatingWebhookPlugin } from '../../src/admission/webhook/mutating.js';
 import type { WebhookSource } from '../../src/admission/webhook/source.js';
@@ -38,6 +39,7 @@ function fakes(configs: KubeObject[], answer: Answer): { source: WebhookSource; 
       return { status: 200, body: a };
     },
     close: () => {},
+    metrics: new WebhookMetrics(),
   } as unknown as WebhookClients;
   return { source, clients, calls };
 }

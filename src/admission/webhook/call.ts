@@ -6,7 +6,7 @@ import { kindOf } from '../matching/equivalents.js';
 import type { AdmissionMatcher } from '../matching/matcher.js';
 import type { VersionedObjects } from '../matching/matcher.js';
 import { CallFailure, type WebhookClients } from './client.js';
-import { webhookMetrics, type WebhookStep } from './metrics.js';
+import type { WebhookMetrics, WebhookStep } from './metrics.js';
 import type { WebhookSource } from './source.js';
 import type { Webhook } from './configuration.js';
 import { admissionReview, deniedError, dryRunUnsupported, reviewVersion, UNSUPPORTED_REVIEW_VERSIONS, verifyResponse, type ReviewResponse } from './review.js';
@@ -92,21 +92,21 @@ export abstract class WebhookPluginBase {
  * error the request fails with; undefined when the failure policy lets the
  * request through (the caller records the failed-open annotation).
  */
-export function settleFailure(err: unknown, hook: Webhook, step: WebhookStep, operation: string, seconds: number): Error | undefined {
+export function settleFailure(err: unknown, hook: Webhook, step: WebhookStep, operation: string, seconds: number, metrics: WebhookMetrics): Error | undefined {
   const ignore = hook.failurePolicy === 'Ignore';
   if (err instanceof CallingWebhookError) {
-    if (!ignore) webhookMetrics.rejection(hook.name, step, operation, 'calling_webhook_error', err.statusCode);
-    webhookMetrics.observe(hook.name, step, operation, seconds, !ignore, err.statusCode);
+    if (!ignore) metrics.rejection(hook.name, step, operation, 'calling_webhook_error', err.statusCode);
+    metrics.observe(hook.name, step, operation, seconds, !ignore, err.statusCode);
     if (!ignore) return internalError(err);
-    webhookMetrics.failOpen(hook.name, step);
+    metrics.failOpen(hook.name, step);
     return undefined;
   }
   if (err instanceof WebhookRejection) {
-    webhookMetrics.rejection(hook.name, step, operation, 'no_error', err.error.code);
-    webhookMetrics.observe(hook.name, step, operation, seconds, true, err.error.code);
+    metrics.rejection(hook.name, step, operation, 'no_error', err.error.code);
+    metrics.observe(hook.name, step, operation, seconds, true, err.error.code);
     return err.error;
   }
-  webhookMetrics.rejection(hook.name, step, operation, 'apiserver_internal_error', 0);
-  webhookMetrics.observe(hook.name, step, operation, seconds, true, 0);
+  metrics.rejection(hook.name, step, operation, 'apiserver_internal_error', 0);
+  metrics.observe(hook.name, step, operation, seconds, true, 0);
   return isApiError(err) ? err : internalError(err);
 }

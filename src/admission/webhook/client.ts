@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { WebhookMetrics } from './metrics.js';
 import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
 import type { Webhook } from './configuration.js';
@@ -39,7 +40,11 @@ interface Target {
 export class WebhookClients {
   private readonly agents = new Map<string, Agent>();
 
-  constructor(private readonly services: ServiceResolver) {}
+  constructor(
+    private readonly services: ServiceResolver,
+    /** Where the calls are counted (the server's AdmissionMetrics.webhooks). */
+    readonly metrics: WebhookMetrics = new WebhookMetrics(),
+  ) {}
 
   /** POSTs the review; resolves with any HTTP answer whose body is JSON, rejects with a CallFailure. */
   async post(hook: Webhook, review: unknown): Promise<Answer> {

@@ -1,7 +1,8 @@
 /**
  * kube's admission webhook metrics (k8s.io/apiserver/pkg/admission/metrics),
  * kept here and written out by /metrics (observability/metrics.ts) in
- * Prometheus text: one set per process, as kube's are. `type` is "admit"
+ * Prometheus text: one set per server (AdmissionMetrics.webhooks), so servers
+ * sharing a process (capstan/testing) do not count each other's calls. `type` is "admit"
  * for mutating webhooks and "validating" for validating ones, as kube labels
  * them.
  */
@@ -104,4 +105,3 @@ function escapeLabel(v: string): string {
 }
 
 /** The process's webhook metrics (kube's admissionmetrics.Metrics). */
-export const webhookMetrics = new WebhookMetrics();

@@ -13,7 +13,6 @@ import { callHook, CallingWebhookError, settleFailure, shouldCallHook, WebhookPl
 import type { WebhookClients } from './client.js';
 import type { WebhookSource } from './source.js';
 import type { Webhook } from './configuration.js';
-import { webhookMetrics } from './metrics.js';
 
 /**
  * MutatingAdmissionWebhook (kube's mutating dispatcher): webhooks in order,
@@ -91,10 +90,10 @@ export class MutatingWebhookPlugin extends WebhookPluginBase implements Admissio
     try {
       const response = await callHook(hook, attrs, version, this.clients, true);
       if (response.patch !== undefined) changed = this.applyPatch(hook, attrs, version, response.patch, response.patchType, round, index);
-      webhookMetrics.observe(hook.name, 'admit', attrs.operation, seconds(), false, 200);
+      this.clients.metrics.observe(hook.name, 'admit', attrs.operation, seconds(), false, 200);
       return changed;
     } catch (err) {
-      const failure = settleFailure(err, hook, 'admit', attrs.operation, seconds());
+      const failure = settleFailure(err, hook, 'admit', attrs.operation, seconds(), this.clients.metrics);
       if (failure) throw failure;
       attrs.addAuditAnnotation?.(`${FAILED_OPEN_ANNOTATION_PREFIX}round_${round}_index_${index}`, hook.name);
       return false;

@@ -26,7 +26,7 @@ function parts(ctx: AdmissionPluginContext, resource: string): { source: Webhook
   return {
     source: new WebhookSource(ctx.registry.storeFor(info), ctx.authorizer),
     matcher: new AdmissionMatcher(ctx.catalog, (name) => namespaces(undefined, name)),
-    clients: new WebhookClients(resolver),
+    clients: new WebhookClients(resolver, ctx.metrics?.webhooks),
   };
 }
 

@@ -4,7 +4,6 @@ import { VersionedObjects } from '../matching/matcher.js';
 import { isExemptAdmissionConfigurationResource } from '../matching/rules.js';
 import { callHook, settleFailure, shouldCallHook, WebhookPluginBase } from './call.js';
 import type { Webhook } from './configuration.js';
-import { webhookMetrics } from './metrics.js';
 
 /**
  * ValidatingAdmissionWebhook (kube's validating dispatcher): the webhooks
@@ -45,10 +44,10 @@ export class ValidatingWebhookPlugin extends WebhookPluginBase implements Admiss
     const seconds = (): number => (performance.now() - started) / 1000;
     try {
       await callHook(hook, attrs, version, this.clients, false);
-      webhookMetrics.observe(hook.name, 'validating', attrs.operation, seconds(), false, 200);
+      this.clients.metrics.observe(hook.name, 'validating', attrs.operation, seconds(), false, 200);
       return undefined;
     } catch (err) {
-      const failure = settleFailure(err, hook, 'validating', attrs.operation, seconds());
+      const failure = settleFailure(err, hook, 'validating', attrs.operation, seconds(), this.clients.metrics);
       if (!failure) attrs.addAuditAnnotation?.(`${FAILED_OPEN_ANNOTATION_PREFIX}round_0_index_${index}`, hook.name);
       return failure;
     }
