@@ -12,6 +12,10 @@ export interface AuthenticationResult {
   user: UserInfo;
   /** The credential's audiences, where it names them (tokens). */
   audiences?: string[];
+  /** Warning header values for the response (kube's warning.AddWarning from an authenticator). */
+  warnings?: string[];
+  /** Audit annotations the authenticator adds to the request's event (kube's audit.AddAuditAnnotation). */
+  auditAnnotations?: Record<string, string>;
 }
 
 export interface Authenticator {
@@ -20,7 +24,23 @@ export interface Authenticator {
 }
 
 /** Raised by an authenticator whose credential is present but invalid. */
-export class AuthenticationError extends Error {}
+export class AuthenticationError extends Error {
+  constructor(
+    message: string,
+    /** Audit annotations added before the credential was refused (they stay on the request's audit event). */
+    readonly auditAnnotations?: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+/** A union's failure: every message aggregated, every failure's audit annotations kept. */
+export function unionFailure(failures: readonly unknown[]): AuthenticationError {
+  const annotations: Record<string, string> = {};
+  for (const f of failures) if (f instanceof AuthenticationError && f.auditAnnotations) Object.assign(annotations, f.auditAnnotations);
+  const messages = failures.map((f) => (f instanceof Error ? f.message : String(f)));
+  return new AuthenticationError(aggregate(messages), Object.keys(annotations).length > 0 ? annotations : undefined);
+}
 
 /**
  * kube's union authenticator: the first authenticator that names a user
@@ -31,16 +51,16 @@ export class UnionAuthenticator implements Authenticator {
   constructor(private readonly authenticators: readonly Authenticator[]) {}
 
   async authenticate(req: IncomingMessage): Promise<AuthenticationResult | undefined> {
-    const failures: string[] = [];
+    const failures: unknown[] = [];
     for (const a of this.authenticators) {
       try {
         const result = await a.authenticate(req);
         if (result) return result;
       } catch (err) {
-        failures.push(err instanceof Error ? err.message : String(err));
+        failures.push(err);
       }
     }
-    if (failures.length > 0) throw new AuthenticationError(aggregate(failures));
+    if (failures.length > 0) throw unionFailure(failures);
     return undefined;
   }
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { aggregate, AuthenticationError, type AuthenticationResult, type Authenticator } from './authenticator.js';
+import { AuthenticationError, unionFailure, type AuthenticationResult, type Authenticator } from './authenticator.js';
 
 /**
  * Bearer tokens as kube-apiserver reads them (k8s.io/apiserver bearertoken
@@ -23,17 +23,17 @@ export class TokenUnion implements TokenAuthenticator {
   constructor(private readonly authenticators: readonly TokenAuthenticator[]) {}
 
   async authenticateToken(token: string, audiences: readonly string[] | undefined): Promise<AuthenticationResult | undefined> {
-    const failures: string[] = [];
+    const failures: AuthenticationError[] = [];
     for (const a of this.authenticators) {
       try {
         const result = await a.authenticateToken(token, audiences);
         if (result) return result;
       } catch (err) {
         if (!(err instanceof AuthenticationError)) throw err;
-        failures.push(err.message);
+        failures.push(err);
       }
     }
-    if (failures.length > 0) throw new AuthenticationError(aggregate(failures));
+    if (failures.length > 0) throw unionFailure(failures);
     return undefined;
   }
 }

@@ -375,7 +375,7 @@ export class ApiServer {
     // A stop() during start-up ends the loopback under the controllers' first writes: not a failure.
     this.controllersSynced.catch((err: unknown) => this.shuttingDown || this.logger.error(`controller start failed: ${(err as Error).message}`));
     const authnConfigMetrics = cfg.authnExtensions?.authenticationConfigFile ? this.tokenAuthn?.jwt?.metrics : undefined;
-    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, authnConfigMetrics, this.deprecatedApis, () => admission.plugins.flatMap((p) => (p instanceof PodSecurityPlugin ? p.counters() : [])), this.admissionMetrics, this.workQueueMetrics), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery());
+    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, authnConfigMetrics, this.deprecatedApis, () => [...admission.plugins.flatMap((p) => (p instanceof PodSecurityPlugin ? p.counters() : [])), ...(this.tokenAuthn?.legacyTokenCounters.families() ?? [])], this.admissionMetrics, this.workQueueMetrics), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery());
     if (this.pki.admin && cfg.adminKubeconfig !== undefined) writeKubeconfig(cfg.adminKubeconfig, this.adminKubeconfig());
   }
 
@@ -456,6 +456,10 @@ export class ApiServer {
       lookups: { serviceAccounts: core('serviceaccounts'), secrets: core('secrets'), pods: core('pods'), nodes: core('nodes') },
       logger: this.logger,
       apiServerId: `capstan-${randomUUID()}`,
+      // kube-apiserver's own write (legacy token tracking), through the loopback as kube's secretsWriter.
+      patchSecret: async (namespace, name, patch) => {
+        await this.client('kube-apiserver').patch({ group: '', version: 'v1', resource: 'secrets', namespace, name }, 'merge', patch);
+      },
     });
     this.tokenUnion = new TokenUnion(this.tokenAuthn.authenticators);
   }

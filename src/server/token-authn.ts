@@ -8,6 +8,7 @@ import { parseCertificates, RequestHeaderAuthenticator } from '../authn/request-
 import { loadServiceAccountKeys, type ServiceAccountKeys } from '../authn/service-account-keys.js';
 import { ServiceAccountTokenIssuer } from '../authn/service-account-issuer.js';
 import { ServiceAccountTokenAuthenticator, type ServiceAccountLookups } from '../authn/service-account-token.js';
+import type { LegacyTokenCounters } from '../authn/legacy-token-tracking.js';
 import { TokenFileAuthenticator } from '../authn/token-file.js';
 import { TokenWebhookAuthenticator } from '../authn/token-webhook.js';
 import type { Logger } from '../machinery/logger.js';
@@ -33,6 +34,8 @@ export interface TokenAuthentication {
   authenticators: TokenAuthenticator[];
   /** The JWT issuers and the file's `anonymous` section (reloaded while running). */
   jwt: JwtAuthenticators | undefined;
+  /** kube's serviceaccount_*legacy*_token_uses_total counters, for /metrics. */
+  legacyTokenCounters: LegacyTokenCounters;
   keys: ServiceAccountKeys;
   issuer: ServiceAccountTokenIssuer;
   tokenRequest: TokenRequestSettings;
@@ -46,7 +49,14 @@ export class AuthenticationSetupError extends Error {}
 export function buildTokenAuthentication(
   cfg: TokenAuthnConfig,
   ext: AuthnExtensionOptions,
-  opts: { keyDir: string | undefined; lookups: ServiceAccountLookups; logger: Logger; apiServerId: string },
+  opts: {
+    keyDir: string | undefined;
+    lookups: ServiceAccountLookups;
+    logger: Logger;
+    apiServerId: string;
+    /** The legacy token validator's Secret writer (the legacy-token-last-used label). */
+    patchSecret?: (namespace: string, name: string, patch: Record<string, unknown>) => Promise<void>;
+  },
 ): TokenAuthentication {
   const setup = <T>(build: () => T): T => {
     try {
@@ -61,15 +71,16 @@ export function buildTokenAuthentication(
   const authenticators: TokenAuthenticator[] = [];
   // Tokens that name no audience are good for the API's audiences only.
   if (cfg.tokenAuthFile) authenticators.push(audienceAgnostic(TokenFileAuthenticator.fromFile(cfg.tokenAuthFile, opts.logger), cfg.apiAudiences));
-  authenticators.push(
-    new ServiceAccountTokenAuthenticator({
-      issuers: cfg.serviceAccountIssuers,
-      verifier: new JwtVerifier(keys.verifying),
-      implicitAudiences: cfg.apiAudiences,
-      lookup: cfg.serviceAccountLookup,
-      lookups: opts.lookups,
-    }),
-  );
+  const serviceAccounts = new ServiceAccountTokenAuthenticator({
+    issuers: cfg.serviceAccountIssuers,
+    verifier: new JwtVerifier(keys.verifying),
+    implicitAudiences: cfg.apiAudiences,
+    lookup: cfg.serviceAccountLookup,
+    lookups: opts.lookups,
+    ...(opts.patchSecret ? { patchSecret: opts.patchSecret } : {}),
+    logError: (message) => opts.logger.error(message),
+  });
+  authenticators.push(serviceAccounts);
   if (cfg.enableBootstrapTokenAuth) authenticators.push(audienceAgnostic(new BootstrapTokenAuthenticator(opts.lookups.secrets, opts.logger), cfg.apiAudiences));
   // After service accounts, as kube keeps them: both read JWTs, and only the issuers may have to fetch keys.
   let jwt: JwtAuthenticators | undefined;
@@ -97,6 +108,7 @@ export function buildTokenAuthentication(
     requestHeaderInfo,
     authenticators,
     jwt,
+    legacyTokenCounters: serviceAccounts.legacyCounters,
     keys,
     issuer: new ServiceAccountTokenIssuer(cfg.serviceAccountIssuers[0]!, keys.signing),
     tokenRequest: {
