@@ -15,6 +15,7 @@ export const CLUSTERROLE_AGGREGATION = 'clusterrole-aggregation-controller';
 export const BOOTSTRAP_SIGNER = 'bootstrap-signer-controller';
 export const TOKEN_CLEANER = 'token-cleaner-controller';
 export const RESOURCE_QUOTA = 'resourcequota-controller';
+export const LEGACY_SA_TOKEN_CLEANER = 'legacy-serviceaccount-token-cleaner-controller';
 
 /** Canonical name → its old names (cmd/kube-controller-manager/names and the descriptors' aliases). */
 const KNOWN: Record<string, string[]> = {
@@ -56,7 +57,7 @@ const KNOWN: Record<string, string[]> = {
   'ephemeral-volume-controller': ['ephemeral-volume'],
   'storageversion-garbage-collector-controller': ['storage-version-gc'],
   'resourceclaim-controller': ['resource-claim-controller'],
-  'legacy-serviceaccount-token-cleaner-controller': ['legacy-service-account-token-cleaner'],
+  [LEGACY_SA_TOKEN_CLEANER]: ['legacy-service-account-token-cleaner'],
   'validatingadmissionpolicy-status-controller': [],
   'service-cidr-controller': [],
   'storage-version-migrator-controller': [],

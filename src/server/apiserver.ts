@@ -65,7 +65,9 @@ import { Compactor } from '../storage/compactor.js';
 import { apiLeases, LeaderElector } from '../controllers/leader-election.js';
 import { LeaderGatedController, runWhileLeading } from '../controllers/leader-gated.js';
 import { GarbageCollector } from '../controllers/garbage-collector/garbage-collector.js';
-import { CLUSTERROLE_AGGREGATION, DEFAULT_CONTROLLERS, GARBAGE_COLLECTOR, isControllerEnabled, NAMESPACE, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT, SERVICE_ACCOUNT_TOKEN, TOKEN_CLEANER, BOOTSTRAP_SIGNER, RESOURCE_QUOTA } from '../controllers/controller-names.js';
+import { CLUSTERROLE_AGGREGATION, DEFAULT_CONTROLLERS, GARBAGE_COLLECTOR, isControllerEnabled, NAMESPACE, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT, SERVICE_ACCOUNT_TOKEN, TOKEN_CLEANER, BOOTSTRAP_SIGNER, RESOURCE_QUOTA, LEGACY_SA_TOKEN_CLEANER } from '../controllers/controller-names.js';
+import { DEFAULT_CLEAN_UP_PERIOD_MS, LegacyTokenCleaner } from '../controllers/legacy-token-cleaner.js';
+import { LegacyTokenTracking } from '../controllers/legacy-token-tracking.js';
 import { BootstrapSigner } from '../controllers/bootstrap-signer.js';
 import { TokenCleaner } from '../controllers/token-cleaner.js';
 import { WorkQueueMetrics } from '../registry/work-queue.js';
@@ -294,6 +296,14 @@ export class ApiServer {
       const caPem = this.pki.servingCa ?? this.pki.serving.cert;
       this.controllers.push(this.leaderOnly('legacy-token-secrets', () => new LegacyTokenSecrets(core('secrets'), core('serviceaccounts'), controllerManager, issuer, caPem, shared)));
     }
+    if (this.controllerEnabled(LEGACY_SA_TOKEN_CLEANER)) {
+      const opts = {
+        cleanUpPeriodMs: cfg.legacyServiceAccountTokenCleanUpPeriod ?? DEFAULT_CLEAN_UP_PERIOD_MS,
+        ...(cfg.legacyServiceAccountTokenCleanerSyncInterval ? { syncIntervalMs: cfg.legacyServiceAccountTokenCleanerSyncInterval } : {}),
+        log: (m: string) => this.logger.info(m),
+      };
+      this.controllers.push(this.leaderOnly('legacy-token-cleaner', () => new LegacyTokenCleaner({ secrets: core('secrets'), serviceAccounts: core('serviceaccounts'), pods: core('pods') }, controllerManager, opts, shared)));
+    }
     if (this.controllerEnabled(TOKEN_CLEANER)) this.controllers.push(this.leaderOnly('token-cleaner', () => new TokenCleaner(core('secrets'), controllerManager, shared)));
     // One controller does both kube's serviceaccount and root-ca-certificate-publisher work.
     if (this.controllerEnabled(SERVICE_ACCOUNT) || this.controllerEnabled(ROOT_CA_PUBLISHER)) {
@@ -337,6 +347,8 @@ export class ApiServer {
       };
       this.controllers.push(this.leaderOnly('garbage-collector', () => new GarbageCollector(this.catalog, collectable, controllerManager, this.controllerShared, (m) => this.logger.v(2) && this.logger.info(m))));
     }
+    // Every kube-apiserver keeps the legacy token tracking ConfigMap (its `since` gates the cleaner).
+    this.controllers.push(new LegacyTokenTracking(core('configmaps'), this.client('kube-apiserver'), this.controllerShared));
     // Every server publishes its part of how clients and front proxies are trusted (kube-system/extension-apiserver-authentication).
     const requestHeader = this.tokenAuthn?.requestHeaderInfo;
     this.controllers.push(

@@ -81,6 +81,10 @@ export interface ServerConfig {
   enableAggregatorRouting: boolean;
   /** --controllers: kube-controller-manager's syntax (controllers/controller-names.ts); absent: `*`. */
   controllers?: string[];
+  /** Milliseconds: --legacy-service-account-token-clean-up-period (absent: one year). */
+  legacyServiceAccountTokenCleanUpPeriod?: number;
+  /** Milliseconds between the legacy token cleaner's sweeps (kube: a day, no flag; embedders and tests shorten it). */
+  legacyServiceAccountTokenCleanerSyncInterval?: number;
   /** --feature-gates, over the defaults. */
   featureGates: FeatureGates;
   /** --anonymous-auth: requests no authenticator has an opinion on are system:anonymous. */

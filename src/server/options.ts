@@ -1,4 +1,5 @@
 import { validateControllers } from '../controllers/controller-names.js';
+import { formatGoDuration } from '../machinery/duration.js';
 import { join, resolve } from 'node:path';
 import { FlagError, parseFlags, type FlagSpec, type ParsedFlags } from './flags.js';
 import { parseCidr } from '../registry/services/cidr.js';
@@ -50,6 +51,7 @@ export const FLAG_SPECS: FlagSpec[] = [
     default: '*',
     help: "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. Disabled-by-default controllers: bootstrap-signer-controller, token-cleaner-controller, selinux-warning-controller. Capstan runs in-process only those listed in its README.",
   },
+  { name: 'legacy-service-account-token-clean-up-period', type: 'duration', default: '8760h0m0s', help: 'The period of time since the last usage of an legacy service account token before it can be deleted.' },
   { name: 'request-timeout', type: 'duration', default: '1m0s', help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.' },
   { name: 'max-requests-inflight', type: 'int', default: '400', help: 'This and --max-mutating-requests-inflight are summed to determine the server\'s total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of non-mutating requests in flight, or a zero value disables the limit completely.' },
   { name: 'max-mutating-requests-inflight', type: 'int', default: '200', help: 'This and --max-requests-inflight are summed to determine the server\'s total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of mutating requests in flight, or a zero value disables the limit completely.' },
@@ -117,6 +119,9 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
   const controllerErrors = validateControllers(controllers);
   if (controllerErrors.length === 1) throw new FlagError(controllerErrors[0]!);
   if (controllerErrors.length > 1) throw new FlagError(`[${controllerErrors.join(', ')}]`);
+  const cleanUpPeriod = p.values.get('legacy-service-account-token-clean-up-period') as number;
+  // NewLegacySATokenCleaner's refusal, which stops kube-controller-manager.
+  if (!(cleanUpPeriod > 0)) throw new FlagError(`invalid CleanUpPeriod: ${formatGoDuration(cleanUpPeriod)}`);
   const maxRequestsInflight = p.values.get('max-requests-inflight') as number;
   const maxMutatingRequestsInflight = p.values.get('max-mutating-requests-inflight') as number;
   const requestTimeout = p.values.get('request-timeout') as number;
@@ -162,6 +167,7 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     leaderElectRenewDeadline: renew,
     leaderElectRetryPeriod: retry,
     ...(p.set.has('controllers') ? { controllers } : {}),
+    ...(p.set.has('legacy-service-account-token-clean-up-period') ? { legacyServiceAccountTokenCleanUpPeriod: cleanUpPeriod } : {}),
     requestTimeout,
     maxRequestsInflight,
     maxMutatingRequestsInflight,
