@@ -19,7 +19,7 @@ export function authentication(authenticator: Authenticator, opts: { anonymous: 
       result = await authenticator.authenticate(ctx.req);
     } catch (err) {
       if (err instanceof AuthenticationError) {
-        for (const [k, v] of Object.entries(err.auditAnnotations ?? {})) ctx.auditAnnotations.set(k, v);
+        if (err.auditAnnotations) for (const [k, v] of Object.entries(err.auditAnnotations)) ctx.auditAnnotations.set(k, v);
         // As kube: the client sees only "Unauthorized"; why (a webhook's status.error, a JWT check) goes to the log.
         ctx.logger.error(`Unable to authenticate the request due to an error: ${err.message}`);
         throw unauthorized();
@@ -32,8 +32,8 @@ export function authentication(authenticator: Authenticator, opts: { anonymous: 
         throw unauthorized();
       }
       ctx.user = withAuthenticatedGroup(result.user);
-      ctx.warnings.push(...(result.warnings ?? []));
-      for (const [k, v] of Object.entries(result.auditAnnotations ?? {})) ctx.auditAnnotations.set(k, v);
+      if (result.warnings) ctx.warnings.push(...result.warnings);
+      if (result.auditAnnotations) for (const [k, v] of Object.entries(result.auditAnnotations)) ctx.auditAnnotations.set(k, v);
     } else if (typeof opts.anonymous === 'function' ? opts.anonymous(ctx.url.pathname) : opts.anonymous) ctx.user = ANONYMOUS;
     else throw unauthorized();
     delete ctx.req.headers.authorization;
