@@ -41,6 +41,8 @@ export class NamespaceDefaults implements Controller {
     private readonly client: ApiClient,
     private readonly rootCaPem: string,
     shared: ControllerShared = {},
+    /** Which of kube's two controllers this one plays (--controllers may turn either off). */
+    private readonly parts: { serviceAccount: boolean; rootCaPublisher: boolean } = { serviceAccount: true, rootCaPublisher: true },
   ) {
     const follow = followerFactory(shared);
     this.queue = new WorkQueue((ns) => this.sync(ns), { name: 'root_ca_cert_publisher', backoff: { baseMs: 1000, maxMs: 1000 }, ...(shared.metrics ? { metrics: shared.metrics } : {}) });
@@ -69,8 +71,8 @@ export class NamespaceDefaults implements Controller {
 
   private async sync(namespace: string): Promise<void> {
     if (!isActive(this.nsInformer.get(namespace))) return;
-    await this.ensureServiceAccount(namespace);
-    await this.ensureRootCa(namespace);
+    if (this.parts.serviceAccount) await this.ensureServiceAccount(namespace);
+    if (this.parts.rootCaPublisher) await this.ensureRootCa(namespace);
   }
 
   private async ensureServiceAccount(namespace: string): Promise<void> {
@@ -96,7 +98,8 @@ export class NamespaceDefaults implements Controller {
       return;
     }
     if (existing.metadata?.deletionTimestamp) return;
-    const hasAnnotation = existing.metadata?.annotations?.['kubernetes.io/description'] === ROOT_CA_DESCRIPTION;
+    // Any description will do (kube checks only that there is one).
+    const hasAnnotation = !!existing.metadata?.annotations?.['kubernetes.io/description'];
     if (jsonEqual(existing.data, data) && hasAnnotation) return;
     await readModifyWrite(this.client, { ...CONFIG_MAPS, namespace, name: ROOT_CA_CONFIGMAP }, (cur) => {
       // Gone meanwhile: the informer's delete event brings a create.

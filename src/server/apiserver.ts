@@ -307,7 +307,7 @@ export class ApiServer {
     if (this.controllerEnabled(TOKEN_CLEANER)) this.controllers.push(this.leaderOnly('token-cleaner', () => new TokenCleaner(core('secrets'), controllerManager, shared)));
     // One controller does both kube's serviceaccount and root-ca-certificate-publisher work.
     if (this.controllerEnabled(SERVICE_ACCOUNT) || this.controllerEnabled(ROOT_CA_PUBLISHER)) {
-      this.controllers.push(this.leaderOnly('namespace-defaults', () => new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), controllerManager, this.pki.servingCa ?? this.pki.serving.cert, shared)));
+      this.controllers.push(this.leaderOnly('namespace-defaults', () => new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), controllerManager, this.pki.servingCa ?? this.pki.serving.cert, shared, { serviceAccount: this.controllerEnabled(SERVICE_ACCOUNT), rootCaPublisher: this.controllerEnabled(ROOT_CA_PUBLISHER) })));
     }
     if (this.controllerEnabled(RESOURCE_QUOTA)) this.controllers.push(this.leaderOnly('resourcequota-controller', () => new ResourceQuotaController({ registry: this.registry, catalog: this.catalog, client: controllerManager })));
     const policies = this.registry.storeFor(this.catalog.knownResource('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies')!);

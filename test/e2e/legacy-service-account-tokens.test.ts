@@ -128,6 +128,11 @@ describe('legacy service account tokens: tracking and cleaner', { skip }, () => 
     const l = await kubectl(admin, ['label', 'secret', '-n', ns, 'idle-token', '--overwrite', 'kubernetes.io/legacy-token-invalid-since=2020-01-02', 'kubernetes.io/legacy-token-last-used=2020-01-02']);
     assert.equal(l.code, 0, l.stderr);
     await eventually(async () => (await secret('idle-token')) === undefined, 20_000);
+    // The token controller takes the deleted Secret out of its account's `secrets`.
+    await eventually(async () => {
+      const sa = (await t.client.get({ group: '', version: 'v1', resource: 'serviceaccounts', namespace: ns, name: 'idle' })) as KubeObject & { secrets?: unknown[] };
+      return (sa.secrets ?? []).length === 0;
+    }, 20_000);
     for (const name of ['builder-token', 'mounted-token', 'unlisted-token']) assert.ok(await secret(name), name);
   });
 
