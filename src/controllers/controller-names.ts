@@ -16,8 +16,17 @@ export const BOOTSTRAP_SIGNER = 'bootstrap-signer-controller';
 export const TOKEN_CLEANER = 'token-cleaner-controller';
 export const RESOURCE_QUOTA = 'resourcequota-controller';
 export const LEGACY_SA_TOKEN_CLEANER = 'legacy-serviceaccount-token-cleaner-controller';
+export const VAP_STATUS = 'validatingadmissionpolicy-status-controller';
+export const PVC_PROTECTION = 'persistentvolumeclaim-protection-controller';
+export const PV_PROTECTION = 'persistentvolume-protection-controller';
 
-/** Canonical name → its old names (cmd/kube-controller-manager/names and the descriptors' aliases). */
+/**
+ * kube-controller-manager 1.36's controllers (app.NewControllerDescriptors):
+ * canonical name → its old names (the descriptors' aliases). From the 1.34
+ * `--controllers` help (49 names) plus 1.36's resourcepoolstatusrequest-controller
+ * (resource.k8s.io/v1alpha3 ResourcePoolStatusRequest) and
+ * podgroup-protection-controller (scheduling.k8s.io/v1alpha2 PodGroup).
+ */
 const KNOWN: Record<string, string[]> = {
   [SERVICE_ACCOUNT_TOKEN]: ['serviceaccount-token'],
   'endpoints-controller': ['endpoint'],
@@ -25,7 +34,7 @@ const KNOWN: Record<string, string[]> = {
   'endpointslice-mirroring-controller': ['endpointslicemirroring'],
   'replicationcontroller-controller': ['replicationcontroller'],
   'pod-garbage-collector-controller': ['podgc'],
-  'resourcequota-controller': ['resourcequota'],
+  [RESOURCE_QUOTA]: ['resourcequota'],
   [NAMESPACE]: ['namespace'],
   [SERVICE_ACCOUNT]: ['serviceaccount'],
   [GARBAGE_COLLECTOR]: ['garbagecollector'],
@@ -40,32 +49,69 @@ const KNOWN: Record<string, string[]> = {
   'certificatesigningrequest-signing-controller': ['csrsigning'],
   'certificatesigningrequest-approving-controller': ['csrapproving'],
   'certificatesigningrequest-cleaner-controller': ['csrcleaner'],
+  'podcertificaterequest-cleaner-controller': [],
   'ttl-controller': ['ttl'],
   [BOOTSTRAP_SIGNER]: ['bootstrapsigner'],
   [TOKEN_CLEANER]: ['tokencleaner'],
   'node-ipam-controller': ['nodeipam'],
   'node-lifecycle-controller': ['nodelifecycle'],
-  'taint-eviction-controller': [],
+  // Cloud provider controllers (k8s.io/cloud-provider/names).
+  'service-lb-controller': ['service'],
+  'node-route-controller': ['route'],
+  'cloud-node-lifecycle-controller': ['cloud-node-lifecycle'],
   'persistentvolume-binder-controller': ['persistentvolume-binder'],
   'persistentvolume-attach-detach-controller': ['attachdetach'],
   'persistentvolume-expander-controller': ['persistentvolume-expander'],
   [CLUSTERROLE_AGGREGATION]: ['clusterrole-aggregation'],
-  'persistentvolumeclaim-protection-controller': ['pvc-protection'],
-  'persistentvolume-protection-controller': ['pv-protection'],
+  [PVC_PROTECTION]: ['pvc-protection'],
+  [PV_PROTECTION]: ['pv-protection'],
+  'volumeattributesclass-protection-controller': [],
   'ttl-after-finished-controller': ['ttl-after-finished'],
   [ROOT_CA_PUBLISHER]: ['root-ca-cert-publisher'],
+  'kube-apiserver-serving-clustertrustbundle-publisher-controller': [],
   'ephemeral-volume-controller': ['ephemeral-volume'],
+  // Feature-gated in kube.
   'storageversion-garbage-collector-controller': ['storage-version-gc'],
   'resourceclaim-controller': ['resource-claim-controller'],
+  'device-taint-eviction-controller': [],
+  'resourcepoolstatusrequest-controller': [],
+  'podgroup-protection-controller': [],
   [LEGACY_SA_TOKEN_CLEANER]: ['legacy-service-account-token-cleaner'],
-  'validatingadmissionpolicy-status-controller': [],
+  [VAP_STATUS]: [],
+  'taint-eviction-controller': [],
   'service-cidr-controller': [],
   'storage-version-migrator-controller': [],
   'selinux-warning-controller': [],
 };
 
-/** Off unless named (kube's disabled-by-default set). */
-const DISABLED_BY_DEFAULT = new Set([BOOTSTRAP_SIGNER, TOKEN_CLEANER, 'selinux-warning-controller']);
+/** Off unless named (kube's IsDisabledByDefault descriptors). */
+const DISABLED_BY_DEFAULT = new Set([BOOTSTRAP_SIGNER, 'selinux-warning-controller', TOKEN_CLEANER]);
+
+/** Every canonical name, sorted (kube's KnownControllers). */
+export const KNOWN_CONTROLLERS: readonly string[] = Object.keys(KNOWN).sort();
+/** kube's ControllersDisabledByDefault, sorted. */
+export const CONTROLLERS_DISABLED_BY_DEFAULT: readonly string[] = [...DISABLED_BY_DEFAULT].sort();
+
+/**
+ * The controllers Capstan runs in-process (README: "In-process
+ * controllers" says why the others do not run); a test holds the README's
+ * table to this and to KNOWN_CONTROLLERS.
+ */
+export const RUN_IN_CAPSTAN: ReadonlySet<string> = new Set([
+  GARBAGE_COLLECTOR,
+  NAMESPACE,
+  SERVICE_ACCOUNT,
+  ROOT_CA_PUBLISHER,
+  SERVICE_ACCOUNT_TOKEN,
+  CLUSTERROLE_AGGREGATION,
+  TOKEN_CLEANER,
+  BOOTSTRAP_SIGNER,
+  RESOURCE_QUOTA,
+  LEGACY_SA_TOKEN_CLEANER,
+  VAP_STATUS,
+  PVC_PROTECTION,
+  PV_PROTECTION,
+]);
 
 const ALIASES = new Map<string, string>(Object.entries(KNOWN).flatMap(([name, aliases]) => aliases.map((a) => [a, name] as [string, string])));
 

@@ -5,6 +5,7 @@ import type { ApiClient } from '../machinery/client.js';
 import { Informer, WorkQueue } from '../registry/informer.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { Controller } from './controller.js';
+import { VAP_STATUS as VAP_STATUS_CONTROLLER } from './controller-names.js';
 
 /**
  * kube-controller-manager's ValidatingAdmissionPolicy status controller, on
@@ -14,7 +15,7 @@ import type { Controller } from './controller.js';
  * of the status subresource under the controller's name.
  */
 
-export const VAP_STATUS_CONTROLLER = 'validatingadmissionpolicy-status-controller';
+export { VAP_STATUS_CONTROLLER };
 
 export class ValidatingAdmissionPolicyStatus implements Controller {
   readonly name = VAP_STATUS_CONTROLLER;

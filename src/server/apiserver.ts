@@ -65,7 +65,8 @@ import { Compactor } from '../storage/compactor.js';
 import { apiLeases, LeaderElector } from '../controllers/leader-election.js';
 import { LeaderGatedController, runWhileLeading } from '../controllers/leader-gated.js';
 import { GarbageCollector } from '../controllers/garbage-collector/garbage-collector.js';
-import { CLUSTERROLE_AGGREGATION, DEFAULT_CONTROLLERS, GARBAGE_COLLECTOR, isControllerEnabled, NAMESPACE, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT, SERVICE_ACCOUNT_TOKEN, TOKEN_CLEANER, BOOTSTRAP_SIGNER, RESOURCE_QUOTA, LEGACY_SA_TOKEN_CLEANER } from '../controllers/controller-names.js';
+import { CLUSTERROLE_AGGREGATION, DEFAULT_CONTROLLERS, GARBAGE_COLLECTOR, isControllerEnabled, NAMESPACE, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT, SERVICE_ACCOUNT_TOKEN, TOKEN_CLEANER, BOOTSTRAP_SIGNER, RESOURCE_QUOTA, LEGACY_SA_TOKEN_CLEANER, PVC_PROTECTION, PV_PROTECTION } from '../controllers/controller-names.js';
+import { PvcProtection, PvProtection } from '../controllers/volume-protection.js';
 import { DEFAULT_CLEAN_UP_PERIOD_MS, LegacyTokenCleaner } from '../controllers/legacy-token-cleaner.js';
 import { LegacyTokenTracking } from '../controllers/legacy-token-tracking.js';
 import { BootstrapSigner } from '../controllers/bootstrap-signer.js';
@@ -304,6 +305,9 @@ export class ApiServer {
       };
       this.controllers.push(this.leaderOnly('legacy-token-cleaner', () => new LegacyTokenCleaner({ secrets: core('secrets'), serviceAccounts: core('serviceaccounts'), pods: core('pods') }, controllerManager, opts, shared)));
     }
+    // StorageObjectInUseProtection's finalizers come off unused claims and volumes (kube-controller-manager's protection controllers).
+    if (this.controllerEnabled(PVC_PROTECTION)) this.controllers.push(this.leaderOnly('pvc-protection', () => new PvcProtection(core('persistentvolumeclaims'), core('pods'), controllerManager, shared)));
+    if (this.controllerEnabled(PV_PROTECTION)) this.controllers.push(this.leaderOnly('pv-protection', () => new PvProtection(core('persistentvolumes'), controllerManager, shared)));
     if (this.controllerEnabled(TOKEN_CLEANER)) this.controllers.push(this.leaderOnly('token-cleaner', () => new TokenCleaner(core('secrets'), controllerManager, shared)));
     // One controller does both kube's serviceaccount and root-ca-certificate-publisher work.
     if (this.controllerEnabled(SERVICE_ACCOUNT) || this.controllerEnabled(ROOT_CA_PUBLISHER)) {

@@ -1,4 +1,4 @@
-import { validateControllers } from '../controllers/controller-names.js';
+import { CONTROLLERS_DISABLED_BY_DEFAULT, KNOWN_CONTROLLERS, validateControllers } from '../controllers/controller-names.js';
 import { formatGoDuration } from '../machinery/duration.js';
 import { join, resolve } from 'node:path';
 import { FlagError, parseFlags, type FlagSpec, type ParsedFlags } from './flags.js';
@@ -49,7 +49,7 @@ export const FLAG_SPECS: FlagSpec[] = [
     name: 'controllers',
     type: 'stringList',
     default: '*',
-    help: "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. Disabled-by-default controllers: bootstrap-signer-controller, token-cleaner-controller, selinux-warning-controller. Capstan runs in-process only those listed in its README.",
+    help: `A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'.\nAll controllers: ${KNOWN_CONTROLLERS.join(', ')}\nDisabled-by-default controllers: ${CONTROLLERS_DISABLED_BY_DEFAULT.join(', ')}\nCapstan runs in-process only those its README lists as running.`,
   },
   { name: 'legacy-service-account-token-clean-up-period', type: 'duration', default: '8760h0m0s', help: 'The period of time since the last usage of an legacy service account token before it can be deleted.' },
   { name: 'request-timeout', type: 'duration', default: '1m0s', help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.' },
