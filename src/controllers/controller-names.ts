@@ -23,7 +23,7 @@ export const PV_PROTECTION = 'persistentvolume-protection-controller';
 /**
  * kube-controller-manager 1.36's controllers (app.NewControllerDescriptors):
  * canonical name → its old names (the descriptors' aliases). From the 1.34
- * `--controllers` help (49 names) plus 1.36's resourcepoolstatusrequest-controller
+ * `--controllers` help (50 names) plus 1.36's resourcepoolstatusrequest-controller
  * (resource.k8s.io/v1alpha3 ResourcePoolStatusRequest) and
  * podgroup-protection-controller (scheduling.k8s.io/v1alpha2 PodGroup).
  */
