@@ -6,8 +6,8 @@ import { customResource } from '../registry/custom-descriptors.js';
 import { customResourceSpecFromCrd } from '../registry/crd-spec.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceStore } from '../registry/resource-store.js';
-import type { Controller } from './controller.js';
-import { Informer } from '../registry/informer.js';
+import { followerFactory, type Controller, type ControllerShared } from './controller.js';
+import { WorkQueue, type ResourceFollower } from '../registry/informer.js';
 
 /**
  * Serves what the stored CustomResourceDefinitions define, on every process
@@ -17,7 +17,8 @@ import { Informer } from '../registry/informer.js';
  * accepted names builds it again (its watches end, as kube's storage swap
  * ends them); Terminating only stops creates; a CRD that is gone is removed.
  * A CRD for a built-in resource is not served (the built-in wins, as
- * kube-apiserver's handlers come before apiextensions').
+ * kube-apiserver's handlers come before apiextensions'). Keys (CRD names)
+ * go through a work queue, so a burst of changes to one CRD rebuilds it once.
  */
 
 interface Served {
@@ -30,23 +31,29 @@ interface Served {
 
 export class CrdServing implements Controller {
   readonly name = 'crd-serving';
-  private readonly informer: Informer;
+  private readonly informer: ResourceFollower;
+  private readonly queue: WorkQueue;
   private readonly served = new Map<string, Served>();
 
   constructor(
     crds: ResourceStore,
     private readonly registry: Registry,
     private readonly logger: Logger,
+    shared: ControllerShared = {},
   ) {
-    this.informer = new Informer(crds, (type, crd) => this.sync(type === 'DELETED' ? undefined : crd, crd.metadata?.name ?? ''));
+    this.queue = new WorkQueue(async (name) => this.sync(this.informer.get(name), name), { name: 'crd_serving', ...(shared.metrics ? { metrics: shared.metrics } : {}) });
+    this.informer = followerFactory(shared)(crds, (_type, crd) => this.queue.add(crd.metadata?.name ?? ''));
   }
 
+  /** Resolves once every stored CRD has been looked at (served or not), so requests for them find them. */
   async start(): Promise<void> {
     await this.informer.start();
+    await this.queue.idle();
   }
 
   stop(): void {
     this.informer.stop();
+    this.queue.stop();
   }
 
   private sync(crd: KubeObject | undefined, name: string): void {

@@ -1,8 +1,10 @@
 import type { ApiClient, GroupVersionResource } from '../machinery/client.js';
 import { isApiError } from '../machinery/errors.js';
 import { cloneObject, jsonEqual, nowTimestamp, type KubeObject } from '../machinery/object.js';
+import { WorkQueue, type ResourceFollower } from '../registry/informer.js';
+import type { ResourceStore } from '../registry/resource-store.js';
 import { formatIpv4, type Ipv4Range } from '../registry/services/cidr.js';
-import type { Controller } from './controller.js';
+import { followerFactory, type Controller, type ControllerShared } from './controller.js';
 import { createIfMissing, readModifyWrite } from './writes.js';
 
 /**
@@ -15,6 +17,11 @@ import { createIfMissing, readModifyWrite } from './writes.js';
  * objects are defaulted, admitted and show the client's manager), and the
  * ServiceCIDR's Ready condition as kube's kubernetes-service-cidr-controller
  * applies it.
+ *
+ * One queue key, reconciled every minute (kube's bootstrap controller loops
+ * on a timer too), a second after a failure, and at once when informers see
+ * any of these objects change (a deleted `kubernetes` Service comes back
+ * without waiting for the minute).
  */
 
 export interface KubernetesServiceConfig {
@@ -41,39 +48,44 @@ const NAME = 'kubernetes';
 
 export class KubernetesService implements Controller {
   readonly name = 'bootstrap-controller';
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
+  private readonly queue: WorkQueue;
+  private readonly followers: ResourceFollower[] = [];
 
   constructor(
     private readonly client: ApiClient,
     private readonly config: KubernetesServiceConfig,
-  ) {}
+    /** The stores of the objects kept (Services, Endpoints, EndpointSlices, ServiceCIDRs), followed to notice changes at once. */
+    watched: ResourceStore[] = [],
+    shared: ControllerShared = {},
+  ) {
+    this.queue = new WorkQueue(() => this.sync(), { name: 'kubernetes_service', backoff: { baseMs: RETRY_MS, maxMs: RETRY_MS }, ...(shared.metrics ? { metrics: shared.metrics } : {}) });
+    const follow = followerFactory(shared);
+    for (const store of watched) {
+      this.followers.push(
+        follow(store, (_type, obj) => {
+          if (obj.metadata?.name === NAME && (obj.metadata.namespace ?? NAMESPACE) === NAMESPACE) this.queue.add(NAME);
+        }),
+      );
+    }
+  }
 
   /**
    * Reconciles in the background, as kube's bootstrap controller does after
    * its post-start hook returned: readiness does not wait for these writes.
-   * Again every minute, or a second after a failure.
    */
   async start(): Promise<void> {
-    this.run();
+    await Promise.all(this.followers.map((f) => f.start()));
+    this.queue.add(NAME);
   }
 
   stop(): void {
-    this.stopped = true;
-    clearTimeout(this.timer);
+    for (const f of this.followers) f.stop();
+    this.queue.stop();
   }
 
-  private run(): void {
-    void this.reconcile()
-      .then(
-        () => RECHECK_MS,
-        () => RETRY_MS,
-      )
-      .then((ms) => {
-        if (this.stopped) return;
-        this.timer = setTimeout(() => this.run(), ms);
-        this.timer.unref();
-      });
+  private async sync(): Promise<void> {
+    await this.reconcile();
+    this.queue.addAfter(NAME, RECHECK_MS);
   }
 
   async reconcile(): Promise<void> {

@@ -332,7 +332,7 @@ export class ApiServer {
     this.controllers.push(...(this.options.controllers ?? []));
     // Every process serves the stored CRDs; their status and cleanup are the leader's (apiextensions-apiserver's controllers).
     const crds = this.registry.storeFor(this.catalog.knownResource('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!);
-    this.controllers.push(new CrdServing(crds, this.registry, this.logger));
+    this.controllers.push(new CrdServing(crds, this.registry, this.logger, this.controllerShared));
     this.controllers.push(this.leaderOnly('crd-naming', () => new CrdNaming(crds, this.client('kube-apiserver'), (group, plural) => this.registry.isAdded(group, plural))));
     this.controllers.push(this.leaderOnly('crd-finalizer', () => new CrdFinalizer(crds, this.client('kube-apiserver'), this.controllerShared)));
     this.startAggregation(crds);
@@ -372,7 +372,10 @@ export class ApiServer {
         securePort: this.port,
         serviceCidrs: this.catalog.resource('networking.k8s.io', 'v1', 'servicecidrs') !== undefined,
         endpointSlices: this.catalog.resource('discovery.k8s.io', 'v1', 'endpointslices') !== undefined,
-      })),
+      }, [core('services'), core('endpoints'), ...(['endpointslices', 'servicecidrs'] as const).flatMap((r) => {
+        const info = r === 'endpointslices' ? this.catalog.resource('discovery.k8s.io', 'v1', r) : this.catalog.resource('networking.k8s.io', 'v1', r);
+        return info ? [this.registry.storeFor(info)] : [];
+      })], this.controllerShared)),
     );
     if (this.controllerEnabled(BOOTSTRAP_SIGNER)) {
       // cluster-info names this server as the admin kubeconfig does.

@@ -40,6 +40,16 @@ describe('service IP and node port allocation', () => {
     assert.deepEqual(await ipAddresses(), ['10.96.0.1']);
   });
 
+  it('puts the kubernetes Endpoints and EndpointSlice back at once when they are deleted or changed', async () => {
+    await eventually(async () => (await req('GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes')).status === 200);
+    assert.equal((await req('DELETE', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes')).status, 200);
+    const patched = await http(server, 'PATCH', '/api/v1/namespaces/default/endpoints/kubernetes', { headers: { 'content-type': 'application/merge-patch+json' }, body: { subsets: [{ addresses: [{ ip: '10.1.2.3' }], ports: [{ name: 'https', port: 1, protocol: 'TCP' }] }] } });
+    assert.equal(patched.status, 200, patched.text);
+    // Well before the minute's recheck: the controller follows these objects.
+    await eventually(async () => (await req('GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes')).status === 200, 10_000);
+    await eventually(async () => (await req('GET', '/api/v1/namespaces/default/endpoints/kubernetes')).json.subsets?.[0]?.ports?.[0]?.port === server.port, 10_000);
+  });
+
   it('allocates a cluster IP per Service, recorded as an IPAddress owned by it', async () => {
     const a = await req('POST', '/api/v1/namespaces/svc/services', svc('a'));
     assert.equal(a.status, 201, a.text);
