@@ -54,3 +54,23 @@ export function deletionFinalizers(policy: GarbageCollectionPolicy, obj: KubeObj
   const changed = a.size !== b.size || [...a].some((f) => !b.has(f));
   return { changed, finalizers: changed ? next : [...current] };
 }
+
+/**
+ * The namespace REST's own rule (pkg/registry/core/namespace/storage):
+ * the first DELETE of a namespace sets `orphan` / `foregroundDeletion` from
+ * orphanDependents or propagationPolicy only (no type default: without
+ * either, the finalizers already there stay as they are). CRDs get none on
+ * their first DELETE (apiextensions' REST adds only its cleanup finalizer);
+ * a later DELETE of either goes through the generic store's rule above.
+ */
+export function namespaceDeletionFinalizers(obj: KubeObject, opts: PropagationOptions): { changed: boolean; finalizers: string[] } {
+  const current = obj.metadata?.finalizers ?? [];
+  const orphan = opts.orphanDependents !== undefined ? opts.orphanDependents : opts.propagationPolicy !== undefined ? opts.propagationPolicy === 'Orphan' : current.includes(ORPHAN_FINALIZER);
+  const foreground =
+    opts.orphanDependents !== undefined ? !opts.orphanDependents : opts.propagationPolicy !== undefined ? opts.propagationPolicy === 'Foreground' : current.includes(FOREGROUND_FINALIZER);
+  const next = current.filter((f) => f !== ORPHAN_FINALIZER && f !== FOREGROUND_FINALIZER);
+  if (orphan) next.push(ORPHAN_FINALIZER);
+  if (foreground) next.push(FOREGROUND_FINALIZER);
+  const changed = orphan !== current.includes(ORPHAN_FINALIZER) || foreground !== current.includes(FOREGROUND_FINALIZER);
+  return { changed, finalizers: changed ? next : [...current] };
+}

@@ -3,6 +3,7 @@ import { cloneObject, metaOf, type KubeObject } from '../machinery/object.js';
 import type { ResourceStore, UpdateResult } from './resource-store.js';
 import type { StoreHooks } from './descriptor.js';
 import { markForDeletion } from './graceful-delete.js';
+import { namespaceDeletionFinalizers } from './gc-finalizers.js';
 
 /**
  * Namespaces delete in two steps, as kube-apiserver's namespace registry does:
@@ -35,8 +36,12 @@ export const NAMESPACE_HOOKS: StoreHooks = {
     store.checkDeletePreconditions(current, opts);
     if (!meta.deletionTimestamp) {
       return markForDeletion(store, current, name, opts, (obj) => {
-        delete metaOf(obj).resourceVersion;
+        const m = metaOf(obj);
+        delete m.resourceVersion;
         obj.status = { ...((obj.status as object | undefined) ?? {}), phase: 'Terminating' };
+        // The garbage collector's finalizers, from the request's propagation (kube's namespace REST).
+        const gc = namespaceDeletionFinalizers(obj, opts);
+        if (gc.changed) m.finalizers = gc.finalizers;
       });
     }
     if (specFinalizers(current).length > 0) throw conflict(store.groupResource, name, PURGE_MESSAGE);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { isControllerEnabled, validateControllers } from '../../src/controllers/controller-names.js';
-import { deletionFinalizers } from '../../src/registry/gc-finalizers.js';
+import { deletionFinalizers, namespaceDeletionFinalizers } from '../../src/registry/gc-finalizers.js';
 
 /** A DELETE's garbage collector finalizers (genericregistry's deletionFinalizersForGarbageCollection) and --controllers. */
 
@@ -21,6 +21,19 @@ describe('deletion finalizers', () => {
     assert.deepEqual(deletionFinalizers('DeleteDependents', obj(['a.example.com/x', 'orphan']), { propagationPolicy: 'Foreground' }), { changed: true, finalizers: ['a.example.com/x', 'foregroundDeletion'] });
     assert.deepEqual(deletionFinalizers('DeleteDependents', obj(['orphan']), { propagationPolicy: 'Background' }), { changed: true, finalizers: [] });
     assert.deepEqual(deletionFinalizers('Unsupported', obj(), { propagationPolicy: 'Orphan' }), { changed: false, finalizers: [] });
+  });
+});
+
+describe('namespace deletion finalizers', () => {
+  it('orphanDependents, then propagationPolicy, then what the namespace has; no default', () => {
+    const ns = (finalizers?: string[]) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'n', ...(finalizers ? { finalizers } : {}) } });
+    assert.deepEqual(namespaceDeletionFinalizers(ns(), {}), { changed: false, finalizers: [] });
+    assert.deepEqual(namespaceDeletionFinalizers(ns(['orphan']), {}), { changed: false, finalizers: ['orphan'] });
+    assert.deepEqual(namespaceDeletionFinalizers(ns(), { propagationPolicy: 'Foreground' }), { changed: true, finalizers: ['foregroundDeletion'] });
+    assert.deepEqual(namespaceDeletionFinalizers(ns(['x', 'foregroundDeletion']), { propagationPolicy: 'Orphan' }), { changed: true, finalizers: ['x', 'orphan'] });
+    assert.deepEqual(namespaceDeletionFinalizers(ns(['orphan']), { propagationPolicy: 'Background' }), { changed: true, finalizers: [] });
+    assert.deepEqual(namespaceDeletionFinalizers(ns(), { orphanDependents: false, propagationPolicy: 'Orphan' }), { changed: true, finalizers: ['foregroundDeletion'] });
+    assert.deepEqual(namespaceDeletionFinalizers(ns(), { orphanDependents: true }), { changed: true, finalizers: ['orphan'] });
   });
 });
 
