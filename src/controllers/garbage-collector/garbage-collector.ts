@@ -8,6 +8,7 @@ import type { InformerFactory, ResourceFollower } from '../../registry/informer.
 import type { ResourceStore } from '../../registry/resource-store.js';
 import { WorkQueue } from '../../registry/work-queue.js';
 import { followerFactory, type Controller, type ControllerShared } from '../controller.js';
+import { EventRecorder } from '../event-recorder.js';
 import { DependencyGraph, identityString, type GraphNode, type ObjectIdentity } from './graph.js';
 
 /**
@@ -45,6 +46,7 @@ class NamespacedOwnerOfClusterScopedObject extends Error {}
 export class GarbageCollector implements Controller {
   readonly name = 'garbage-collector-controller';
   private readonly graph: DependencyGraph;
+  private readonly events: EventRecorder;
   private readonly attemptToDelete: WorkQueue;
   private readonly attemptToOrphan: WorkQueue;
   private readonly monitors = new Map<string, Monitor>();
@@ -61,6 +63,7 @@ export class GarbageCollector implements Controller {
     shared: ControllerShared = {},
     private readonly log: (message: string) => void = () => {},
   ) {
+    this.events = new EventRecorder(client, GC_EVENT_SOURCE);
     this.graph = new DependencyGraph({
       attemptToDelete: (n) => this.attemptToDelete.add(n.identity.uid),
       attemptToOrphan: (n) => this.attemptToOrphan.add(n.identity.uid),
@@ -301,28 +304,12 @@ export class GarbageCollector implements Controller {
     }
   }
 
-  /** kube's Warning event OwnerRefInvalidNamespace on the dependent. */
+  /** kube's Warning event OwnerRefInvalidNamespace on the dependent (repeats counted, as client-go's recorder does). */
   private async reportInvalidNamespaceOwnerRef(dependent: GraphNode, ref: OwnerReference): Promise<void> {
     const d = dependent.identity;
     const invalid: ObjectIdentity = { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, uid: ref.uid, namespace: d.namespace };
-    const now = nowTimestamp();
-    const namespace = d.namespace || 'default';
     try {
-      await this.client.create({ group: '', version: 'v1', resource: 'events', namespace }, {
-        apiVersion: 'v1',
-        kind: 'Event',
-        metadata: { name: `${d.name}.${(Date.now() * 1e6).toString(16)}`, namespace },
-        involvedObject: { kind: d.kind, apiVersion: d.apiVersion, name: d.name, uid: d.uid, ...(d.namespace ? { namespace: d.namespace } : {}) },
-        reason: 'OwnerRefInvalidNamespace',
-        message: `ownerRef ${identityString(invalid)} does not exist in namespace "${d.namespace}"`,
-        type: 'Warning',
-        source: { component: GC_EVENT_SOURCE },
-        firstTimestamp: now,
-        lastTimestamp: now,
-        count: 1,
-        reportingComponent: GC_EVENT_SOURCE,
-        reportingInstance: '',
-      });
+      await this.events.event(d, 'Warning', 'OwnerRefInvalidNamespace', `ownerRef ${identityString(invalid)} does not exist in namespace "${d.namespace}"`);
     } catch (err) {
       this.log(`garbage collector: event for ${identityString(d)}: ${(err as Error).message}`);
     }
