@@ -2,7 +2,7 @@ import type { ApiCatalog } from '../../api/catalog.js';
 import type { ResourceInfo } from '../../api/types.js';
 import type { ApiClient, ObjectRef } from '../../machinery/client.js';
 import { isApiError } from '../../machinery/errors.js';
-import { nowTimestamp, type KubeObject, type OwnerReference } from '../../machinery/object.js';
+import { type KubeObject, type OwnerReference } from '../../machinery/object.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../../registry/gc-finalizers.js';
 import type { InformerFactory, ResourceFollower } from '../../registry/informer.js';
 import type { ResourceStore } from '../../registry/resource-store.js';
