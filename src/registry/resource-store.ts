@@ -127,7 +127,11 @@ export class ResourceStore {
     this.statusStrategy = behaviour.statusStrategy ?? { metadata: 'request' };
     this.cache = new WatchCache(store, desc.prefix, (kv, revision) => this.decode(kv, revision), cacheOptions);
     const aggregateCorrupt = gates.enabled('AllowUnsafeMalformedObjectDeletion');
-    this.reader = new ResourceReader(this.cache, { ...desc, unreadable: (corrupt) => corruptListError(this.groupResource, corrupt, aggregateCorrupt) });
+    this.reader = new ResourceReader(this.cache, {
+      ...desc,
+      unreadable: (corrupt) => corruptListError(this.groupResource, corrupt, aggregateCorrupt),
+      snapshots: gates.enabled('ListFromCacheSnapshot'),
+    });
   }
 
   get groupResource(): GroupResource {
