@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { CoreV1Api, EventsV1Api, KubeConfig, type CoreV1Event, type EventsV1Event } from '@kubernetes/client-node';
 import { kubectl, kubectlMissing, removeDir, startServer, type TestServer } from '../helpers/server.js';
@@ -7,8 +8,44 @@ import { kubectl, kubectlMissing, removeDir, startServer, type TestServer } from
  * Events through both APIs, as users make them: @kubernetes/client-node
  * creating core/v1 and events.k8s.io/v1 Events and reading each through the
  * other version; kube's validation by request version; `kubectl events` and
- * `kubectl get events` listing them.
+ * `kubectl get events` listing them; Debian's python3-kubernetes with its typed models.
  */
+
+// Debian's package installs into the system interpreter, not into whatever python3 comes first on PATH.
+const PYTHON = '/usr/bin/python3';
+
+function pythonClientMissing(): string | undefined {
+  const probe = spawnSync(PYTHON, ['-c', 'import kubernetes.client'], { encoding: 'utf8' });
+  if (probe.status === 0) return undefined;
+  const why = 'the Python kubernetes client is not installed (apt-get install -y python3-kubernetes)';
+  if (process.env.CAPSTAN_REQUIRE_PYTHON_CLIENT === '1') throw new Error(`CAPSTAN_REQUIRE_PYTHON_CLIENT=1 but ${why}`);
+  return `skipped: ${why}`;
+}
+
+// Listing through EventsV1Api would fail in the client, as against kube: its model refuses the
+// eventTime: null of events made through core/v1. The script lists through CoreV1Api.
+const PYTHON_SCRIPT = `
+import datetime, json, sys
+from kubernetes import client, config
+config.load_kube_config(sys.argv[1])
+ns = sys.argv[2]
+events, core = client.EventsV1Api(), client.CoreV1Api()
+t = datetime.datetime(2026, 11, 25, 4, 0, 0, 123456, tzinfo=datetime.timezone.utc)
+regarding = client.V1ObjectReference(kind='ConfigMap', namespace=ns, name='cfg', api_version='v1')
+created = events.create_namespaced_event(ns, client.EventsV1Event(
+    metadata=client.V1ObjectMeta(name='py.new'), event_time=t, reporting_controller='example.com/py',
+    reporting_instance='py-1', action='Checked', reason='Valid', regarding=regarding, note='from python', type='Normal'))
+read = core.read_namespaced_event('py.new', ns)
+out = {'note': created.note, 'eventTime': created.event_time.isoformat(), 'message': read.message,
+       'reportingComponent': read.reporting_component, 'involved': read.involved_object.name,
+       'coreEventTime': read.event_time.isoformat(), 'listed': sorted(e.metadata.name for e in core.list_namespaced_event(ns).items if e.event_time)}
+try:
+    events.create_namespaced_event(ns, client.EventsV1Event(metadata=client.V1ObjectMeta(name='py.bad'), event_time=t, regarding=regarding, reason='R', type='Normal'))
+except client.ApiException as e:
+    out['badStatus'] = e.status
+    out['badMessage'] = json.loads(e.body)['message']
+print(json.dumps(out))
+`;
 
 const ns = 'events-e2e';
 
@@ -136,6 +173,26 @@ describe('events end to end', () => {
     const coreCurrent = await core.readNamespacedEvent({ namespace: ns, name: 'cfg.new' });
     const replaced = await core.replaceNamespacedEvent({ namespace: ns, name: 'cfg.new', body: { ...coreCurrent, message: 'changed' } });
     assert.equal(replaced.message, 'changed');
+  });
+
+  it('python3-kubernetes: typed events.k8s.io/v1 create, read through core/v1, kube\'s refusal', { skip: pythonClientMissing() }, () => {
+    const r = spawnSync(PYTHON, ['-c', PYTHON_SCRIPT, server.kubeconfig, ns], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    assert.deepEqual(out, {
+      note: 'from python',
+      eventTime: '2026-11-25T04:00:00.123456+00:00',
+      message: 'from python',
+      reportingComponent: 'example.com/py',
+      involved: 'cfg',
+      coreEventTime: '2026-11-25T04:00:00.123456+00:00',
+      listed: ['cfg.new', 'py.new'],
+      badStatus: 422,
+      badMessage:
+        'Event "py.bad" is invalid: [reportingController: Required value, reportingController: Invalid value: "": name part must be non-empty, ' +
+        "reportingController: Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character " +
+        "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), reportingInstance: Required value, action: Required value]",
+    });
   });
 
   it('kubectl get events and kubectl events list both kinds of event', { skip: kubectlMissing() }, async () => {
