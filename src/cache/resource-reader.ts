@@ -24,6 +24,8 @@ export interface ReadScope {
   fields: (obj: KubeObject) => Record<string, string>;
   /** The error of a list that reaches these corrupt values (in key order, at least one). */
   unreadable: (corrupt: readonly CorruptObjectError[]) => ApiError;
+  /** kube's ListFromCacheSnapshot gate: false reads past states from the store only (default true). */
+  snapshots?: boolean;
 }
 
 export interface ListRequest {
@@ -113,7 +115,8 @@ export class ResourceReader {
 
   /** A past state: the cache's snapshot, else the store's (kube falls back to etcd), else undefined. */
   private async pastState(prefix: string, revision: number): Promise<Snapshot | undefined> {
-    return this.cache.snapshot(revision) ?? (await this.cache.listStore(prefix, revision));
+    const kept = this.scope.snapshots === false ? undefined : this.cache.snapshot(revision);
+    return kept ?? (await this.cache.listStore(prefix, revision));
   }
 
   async list(req: ListRequest): Promise<ListResult> {
@@ -184,7 +187,7 @@ export class ResourceReader {
     const result: ListResult = { items, resourceVersion: String(source.revision) };
     if (remaining !== undefined && remaining > 0 && lastKey !== undefined) {
       // Later chunks read the same state: keep a snapshot of it.
-      if (!source.objects) this.cache.snapshot(source.revision);
+      if (!source.objects && this.scope.snapshots !== false) this.cache.snapshot(source.revision);
       result.continueToken = encodeContinue({ revision: source.revision, start: lastKey.slice(prefix.length) + '\u0000' });
       if (!matches) result.remainingItemCount = remaining;
     }

@@ -73,6 +73,7 @@ export async function handleCreate(scope: ResourceScope, admission: AdmissionCha
     scope.store.create(scope.toStorage(obj), info.namespaced ? scope.namespace : undefined, {
       dryRun: opts.dryRun,
       validate: scope.validatingAdmission(admission, { options, dryRun: opts.dryRun }),
+      requestVersion: scope.requestVersion,
     }),
   );
   writeEncoded(ctx, 201, renderObject(scope, scope.toServed(created), neg.view), neg.encoding, neg.contentType);

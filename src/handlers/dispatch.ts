@@ -163,7 +163,7 @@ export async function serveResource(ctx: RequestContext, req: ResourceRequestInf
     case 'list':
       return handleList(scope);
     case 'watch':
-      return handleWatch(scope, deps.watchStreams);
+      return handleWatch(scope, deps.watchStreams, deps.featureGates.enabled('WatchList'));
     case 'create':
       return handleCreate(scope, deps.admission);
     case 'update':

@@ -110,7 +110,8 @@ function boolParam(query: URLSearchParams, name: string): boolean | undefined {
   throw badRequest(`invalid value for ${name}: ${JSON.stringify(v)}: must be a boolean`);
 }
 
-export function parseListParams(query: URLSearchParams, isWatch: boolean): ListParams {
+/** `watchList`: kube's WatchList gate (off, a watch may not ask for sendInitialEvents). */
+export function parseListParams(query: URLSearchParams, isWatch: boolean, watchList = true): ListParams {
   const rvm = query.get('resourceVersionMatch') ?? '';
   const params: ListParams = {
     resourceVersion: query.get('resourceVersion') ?? undefined,
@@ -132,6 +133,9 @@ export function parseListParams(query: URLSearchParams, isWatch: boolean): ListP
   if (isWatch) {
     if (params.sendInitialEvents !== undefined && rvm !== 'NotOlderThan') {
       errs.push({ type: 'FieldValueForbidden', field: matchField, detail: 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan' });
+    }
+    if (params.sendInitialEvents !== undefined && !watchList) {
+      errs.push({ type: 'FieldValueForbidden', field: 'sendInitialEvents', detail: 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled' });
     }
     if (rvm) {
       if (params.sendInitialEvents === undefined) {

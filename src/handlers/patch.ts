@@ -191,7 +191,7 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
   const result = await scope.landed(() => scope.store.update(
     info.namespaced ? scope.namespace : undefined,
     {
-      name: scope.name, dryRun: opts.dryRun, subresource, forceAllowCreate: subresource === '',
+      name: scope.name, dryRun: opts.dryRun, subresource, forceAllowCreate: subresource === '', requestVersion: scope.requestVersion,
       validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }), warn: (t) => ctx.warnings.push(t),
     },
     async (current) => {
@@ -228,7 +228,10 @@ export async function handlePatch(scope: ResourceScope, admission: AdmissionChai
   const options = createOptions(opts, 'PatchOptions');
   const result = await scope.landed(() => scope.store.update(
     info.namespaced ? scope.namespace : undefined,
-    { name: scope.name, dryRun: opts.dryRun, subresource, validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }), warn: (t) => ctx.warnings.push(t) },
+    {
+      name: scope.name, dryRun: opts.dryRun, subresource, requestVersion: scope.requestVersion,
+      validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }), warn: (t) => ctx.warnings.push(t),
+    },
     async (current) => {
       if (!current) throw notFound(scope.groupResource, scope.name);
       const served = scope.toServed(current);

@@ -57,7 +57,12 @@ export class ResourceScope {
 
   /** The endpoint's apiVersion/kind, e.g. for protobuf envelopes without type meta. */
   get typeInfo(): { apiVersion: string; kind: string } {
-    return { apiVersion: apiVersionOf(this.info.group, this.info.version), kind: this.info.kind };
+    return { apiVersion: this.requestVersion, kind: this.info.kind };
+  }
+
+  /** The API version the request came through (`v1`, `events.k8s.io/v1`). */
+  get requestVersion(): string {
+    return apiVersionOf(this.info.group, this.info.version);
   }
 
   /**

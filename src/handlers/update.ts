@@ -25,7 +25,10 @@ export async function handleUpdate(scope: ResourceScope, admission: AdmissionCha
   const options = createOptions(opts, 'UpdateOptions');
   const result = await scope.landed(() => scope.store.update(
     info.namespaced ? scope.namespace : undefined,
-    { name: scope.name, dryRun: opts.dryRun, subresource, validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }), warn: (t) => ctx.warnings.push(t) },
+    {
+      name: scope.name, dryRun: opts.dryRun, subresource, requestVersion: scope.requestVersion,
+      validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }), warn: (t) => ctx.warnings.push(t),
+    },
     async (current) => {
       const old = current ? scope.toServed(current) : undefined;
       const updated = recordUpdate(scope, old, obj, manager);

@@ -32,13 +32,13 @@ export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
  * Writing, its bounds and the cut of a watcher that does not keep up are the
  * WatchStream's (watch-stream.ts).
  */
-export async function handleWatch(scope: ResourceScope, streams: WatchStreams): Promise<void> {
+export async function handleWatch(scope: ResourceScope, streams: WatchStreams, watchList = true): Promise<void> {
   const { ctx, info } = scope;
   const neg = scope.negotiate();
   // Watches stream JSON documents or length-prefixed protobuf events; YAML has no stream framing.
   if (neg.encoding !== JSON_TYPE && neg.encoding !== PROTOBUF_TYPE) throw notAcceptable([JSON_TYPE, PROTOBUF_TYPE]);
   const protobuf = neg.encoding === PROTOBUF_TYPE;
-  const params = parseListParams(ctx.query, true);
+  const params = parseListParams(ctx.query, true, watchList);
   const selection = selectionFor(scope, params);
   if (scope.name) {
     // A watch on one object's path is a watch of the collection with a name selector.

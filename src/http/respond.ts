@@ -27,6 +27,7 @@ export const GZIP_THRESHOLD_BYTES = 128 * 1024;
 const GZIP_LEVEL = 1;
 
 function acceptsGzip(ctx: RequestContext): boolean {
+  if (!ctx.compressResponses) return false;
   const header = ctx.header('accept-encoding');
   if (!header) return false;
   return header.split(',').some((part) => {

@@ -27,6 +27,9 @@ export class RequestContext {
   /** Audit annotations the request's handlers and admission add (key → value). */
   readonly auditAnnotations = new Map<string, string>();
 
+  /** Whether a response may be gzipped for Accept-Encoding (kube's APIResponseCompression gate). */
+  compressResponses = true;
+
   logger: Logger = DEFAULT_LOGGER;
   /** When reading the request's body must have finished (Date.now() ms; --request-timeout); undefined: no deadline. */
   bodyDeadline: number | undefined;

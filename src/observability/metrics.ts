@@ -3,6 +3,7 @@ import type { WatchCacheStats } from '../cache/watch-cache.js';
 import type { DeprecatedApiRequests } from '../api/deprecated-api-requests.js';
 import type { CounterFamily } from '../admission/pod-security/metrics.js';
 import type { AdmissionMetrics } from '../admission/metrics.js';
+import type { FeatureGates } from '../machinery/feature-gates.js';
 import type { HistogramVec } from '../machinery/histogram.js';
 import { WORK_DURATION_BUCKETS, type WorkQueueMetrics } from '../registry/work-queue.js';
 
@@ -39,6 +40,7 @@ export class Metrics {
     private readonly admission?: AdmissionMetrics,
     /** The in-process controllers' queues. */
     private readonly workQueues?: WorkQueueMetrics,
+    private readonly featureGates?: FeatureGates,
   ) {}
 
   private async build(): Promise<import('prom-client').Registry> {
@@ -62,6 +64,7 @@ export class Metrics {
         },
       });
     };
+    if (this.featureGates) featureEnabledGauge(prom, registry, this.featureGates);
     perCache('apiserver_storage_objects', 'Number of stored objects at the time of last check split by kind.', (s) => s.objects, 'resource');
     perCache('apiserver_watch_cache_resource_version', 'Current resource version of watch cache broken by resource type.', (s) => s.revision);
     perCache('capstan_watch_cache_history_events', 'Events held in the watch cache history.', (s) => s.historyEvents);
@@ -225,6 +228,23 @@ export class Metrics {
     // admission webhooks keep kube's series themselves (admission sits below this layer)
     return { body: (await this.registry.metrics()) + (this.admission?.webhooks.exposition() ?? ''), contentType: this.registry.contentType };
   }
+}
+
+/**
+ * component-base's kubernetes_feature_enabled: one series per known gate,
+ * stage as featuregate.PreRelease spells it (GA is the empty string).
+ */
+function featureEnabledGauge(prom: PromClient, registry: import('prom-client').Registry, gates: FeatureGates): void {
+  new prom.Gauge({
+    name: 'kubernetes_feature_enabled',
+    help: '[BETA] This metric records the data about the stage and enablement of a k8s feature.',
+    labelNames: ['name', 'stage'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const g of gates.all()) this.set({ name: g.name, stage: g.stage === 'GA' ? '' : g.stage }, g.enabled ? 1 : 0);
+    },
+  });
 }
 
 /**

@@ -135,4 +135,6 @@ export interface StoreHooks {
 export interface CreateOptions {
   dryRun?: boolean;
   validate?: ValidateAdmission;
+  /** The API version the request came through (type rules that differ by it: events). */
+  requestVersion?: string;
 }

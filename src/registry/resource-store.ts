@@ -7,7 +7,7 @@ import { ResourceReader, type ListRequest, type ListResult, type ReaderWatch, ty
 import type { ReadAt } from '../cache/read-semantics.js';
 import type { CachedObject } from '../codec/cached-object.js';
 import { cloneObject, jsonEqual, metaOf, nowTimestamp, type KubeObject, type ObjectMeta } from '../machinery/object.js';
-import type { Strategy } from './strategy.js';
+import type { Strategy, ValidationContext } from './strategy.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validate-meta.js';
 import { CorruptObjectError, corruptListError, decodeStoredObject } from '../storage/stored-object.js';
 import { FeatureGates } from '../machinery/feature-gates.js';
@@ -37,6 +37,10 @@ export interface StoredResource {
   fields: (obj: KubeObject) => Record<string, string>;
 }
 
+function validationContext(requestVersion: string | undefined): ValidationContext {
+  return requestVersion ? { requestVersion } : {};
+}
+
 export type UpdateMode = '' | 'status' | 'approval' | 'internal';
 
 export interface UpdateOptions {
@@ -56,6 +60,8 @@ export interface UpdateOptions {
   validate?: ValidateAdmission;
   /** Receives the warnings of the type's update rules (the request's Warning headers). */
   warn?: (text: string) => void;
+  /** The API version the request came through (type rules that differ by it: events). */
+  requestVersion?: string;
 }
 
 /**
@@ -127,7 +133,11 @@ export class ResourceStore {
     this.statusStrategy = behaviour.statusStrategy ?? { metadata: 'request' };
     this.cache = new WatchCache(store, desc.prefix, (kv, revision) => this.decode(kv, revision), cacheOptions);
     const aggregateCorrupt = gates.enabled('AllowUnsafeMalformedObjectDeletion');
-    this.reader = new ResourceReader(this.cache, { ...desc, unreadable: (corrupt) => corruptListError(this.groupResource, corrupt, aggregateCorrupt) });
+    this.reader = new ResourceReader(this.cache, {
+      ...desc,
+      unreadable: (corrupt) => corruptListError(this.groupResource, corrupt, aggregateCorrupt),
+      snapshots: gates.enabled('ListFromCacheSnapshot'),
+    });
   }
 
   get groupResource(): GroupResource {
@@ -184,7 +194,7 @@ export class ResourceStore {
   }
 
   /** Fills server-set metadata and runs create validation; returns the object to store. */
-  prepareCreate(input: KubeObject, namespace: string | undefined): KubeObject {
+  prepareCreate(input: KubeObject, namespace: string | undefined, ctx: ValidationContext = {}): KubeObject {
     const obj = cloneObject(input);
     const meta = metaOf(obj);
     if (this.desc.namespaced) meta.namespace = namespace;
@@ -207,7 +217,7 @@ export class ResourceStore {
     this.strategy.prepareForCreate?.(obj);
     const errs: FieldError[] = [
       ...validateObjectMeta(meta, { namespaced: this.desc.namespaced, nameRule: this.strategy.nameRule, genericFinalizerNames: this.strategy.genericMetaValidation === true }),
-      ...(this.strategy.validate?.(obj) ?? []),
+      ...(this.strategy.validate?.(obj, ctx) ?? []),
     ];
     if (errs.length > 0) throw invalid({ group: this.desc.group, kind: this.desc.kind }, meta.name ?? '', errs);
     return obj;
@@ -228,7 +238,7 @@ export class ResourceStore {
     }
     const usesGenerateName = !input.metadata?.name && !!input.metadata?.generateName;
     for (let attempt = 0; ; attempt++) {
-      const obj = this.prepareCreate(input, namespace);
+      const obj = this.prepareCreate(input, namespace, validationContext(opts.requestVersion));
       const meta = metaOf(obj);
       const key = this.key(namespace, meta.name!);
       await opts.validate?.(obj, undefined);
@@ -277,7 +287,11 @@ export class ResourceStore {
         // Create-on-update ignores the body's resourceVersion, as kube-apiserver does.
         const { resourceVersion: _ignored, ...meta } = metaOf(desired);
         try {
-          const created = await this.create({ ...desired, metadata: { ...meta, name: opts.name } }, namespace, { dryRun: !!opts.dryRun, ...(opts.validate ? { validate: opts.validate } : {}) });
+          const created = await this.create({ ...desired, metadata: { ...meta, name: opts.name } }, namespace, {
+            dryRun: !!opts.dryRun,
+            ...(opts.validate ? { validate: opts.validate } : {}),
+            ...(opts.requestVersion ? { requestVersion: opts.requestVersion } : {}),
+          });
           return { object: created, created: true };
         } catch (err) {
           if (err instanceof ApiError && err.reason === 'AlreadyExists') continue;
@@ -297,7 +311,7 @@ export class ResourceStore {
           { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' },
         ]);
       }
-      const next = this.prepareUpdate(desired, current, opts.subresource ?? '', opts.mutateSystemFields, opts.warn);
+      const next = this.prepareUpdate(desired, current, opts.subresource ?? '', opts.mutateSystemFields, opts.warn, validationContext(opts.requestVersion));
       await opts.validate?.(next, current);
       const nextMeta = metaOf(next);
       delete nextMeta.resourceVersion;
@@ -354,7 +368,14 @@ export class ResourceStore {
   }
 
   /** The stored form of an update: system fields kept, status split, generation, validation. */
-  prepareUpdate(desired: KubeObject, current: KubeObject, mode: UpdateMode, mutateSystemFields?: (next: KubeObject) => void, warn?: (text: string) => void): KubeObject {
+  prepareUpdate(
+    desired: KubeObject,
+    current: KubeObject,
+    mode: UpdateMode,
+    mutateSystemFields?: (next: KubeObject) => void,
+    warn?: (text: string) => void,
+    ctx: ValidationContext = {},
+  ): KubeObject {
     let next: KubeObject;
     const curMeta = current.metadata!;
     if (mode === 'status') {
@@ -409,16 +430,16 @@ export class ResourceStore {
       ...validateObjectMetaUpdate(meta, curMeta),
       ...validateObjectMeta(meta, { namespaced: this.desc.namespaced, nameRule: this.strategy.nameRule, genericFinalizerNames: this.strategy.genericMetaValidation === true }),
       // Trusted server-side writes (binding, finalize) skip the type's update rules, as kube's raw storage updates do.
-      ...(mode === 'internal' ? [] : this.typeUpdateErrors(next, current, mode, warn)),
+      ...(mode === 'internal' ? [] : this.typeUpdateErrors(next, current, mode, warn, ctx)),
     ];
     if (errs.length > 0) throw invalid({ group: this.desc.group, kind: this.desc.kind }, curMeta.name ?? '', errs);
     return next;
   }
 
   /** The type's rules for an update: its status strategy's for /status writes where it has them. */
-  private typeUpdateErrors(next: KubeObject, current: KubeObject, mode: UpdateMode, warn?: (text: string) => void): FieldError[] {
+  private typeUpdateErrors(next: KubeObject, current: KubeObject, mode: UpdateMode, warn: ((text: string) => void) | undefined, ctx: ValidationContext): FieldError[] {
     if (mode === 'status' && this.strategy.validateStatusUpdate) return this.strategy.validateStatusUpdate(next, current, warn);
-    return this.strategy.validateUpdate?.(next, current, warn) ?? this.strategy.validate?.(next) ?? [];
+    return this.strategy.validateUpdate?.(next, current, warn, ctx) ?? this.strategy.validate?.(next, ctx) ?? [];
   }
 
   /**

@@ -121,8 +121,8 @@ function withValidation(s: Strategy, group: string, kind: string): Strategy {
   if (!hasValidation(group, kind)) return s;
   return {
     ...s,
-    validate: (obj) => validateObject(group, kind, obj),
-    validateUpdate: (obj, old) => validateObjectUpdate(group, kind, obj, old),
+    validate: (obj, ctx) => validateObject(group, kind, obj, ctx),
+    validateUpdate: (obj, old, _warn, ctx) => validateObjectUpdate(group, kind, obj, old, ctx),
   };
 }
 

@@ -9,6 +9,12 @@ import type { GarbageCollectionPolicy } from './gc-finalizers.js';
  * validated, whether status is a separate subresource, how generation moves,
  * type-specific preparation and validation, and graceful deletion.
  */
+/** What a type's rules may know of the request, as kube's strategies read it from the context. */
+export interface ValidationContext {
+  /** The API version the request came through (`v1`, `events.k8s.io/v1`); unset for the server's own writes. */
+  requestVersion?: string;
+}
+
 export interface Strategy {
   nameRule: NameRule;
   /** Set metadata.generation to 1 on create and bump it when anything but metadata/status changes. */
@@ -28,9 +34,9 @@ export interface Strategy {
   prepareForCreate?(obj: KubeObject): void;
   /** Called on main-resource updates after the status split. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
-  validate?(obj: KubeObject): FieldError[];
+  validate?(obj: KubeObject, ctx?: ValidationContext): FieldError[];
   /** `warn`: kube's warning.AddWarning (e.g. CRD rule errors ratcheted away on values the update left unchanged). */
-  validateUpdate?(obj: KubeObject, old: KubeObject, warn?: (text: string) => void): FieldError[];
+  validateUpdate?(obj: KubeObject, old: KubeObject, warn?: (text: string) => void, ctx?: ValidationContext): FieldError[];
   /** Validation of a write through /status, where the type's status strategy has its own (default: validateUpdate). */
   validateStatusUpdate?(obj: KubeObject, old: KubeObject, warn?: (text: string) => void): FieldError[];
   /**

@@ -118,7 +118,8 @@ export function usage(specs: FlagSpec[]): string {
     const type = s.type === 'bool' ? '' : ` ${s.type === 'stringList' ? 'strings' : s.type}`;
     const def = s.default !== undefined && s.default !== '' ? ` (default ${s.type === 'string' ? JSON.stringify(s.default) : s.default})` : '';
     const deprecated = s.deprecated ? ` (DEPRECATED: ${s.deprecated})` : '';
-    return `      --${s.name}${type}\n            ${s.help}${def}${deprecated}`;
+    // pflag indents a usage's later lines under its first (the feature gate list).
+    return `      --${s.name}${type}\n            ${s.help.replace(/\n/g, '\n            ')}${def}${deprecated}`;
   });
   return lines.join('\n');
 }

@@ -208,7 +208,8 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
   if (admission) config.admission = admission;
   const authn = authnExtensionsFromFlags(p, cwd);
   if (Object.keys(authn).length > 0) config.authnExtensions = authn;
-  return { config, help: p.values.get('help') === true, args: p.args, warnings: p.warnings };
+  // kube's klog warnings for GA and deprecated gates follow the flag parser's notices.
+  return { config, help: p.values.get('help') === true, args: p.args, warnings: [...p.warnings, ...config.featureGates.warnings] };
 }
 
 function webhookVersion(v: string): 'v1' | 'v1beta1' {

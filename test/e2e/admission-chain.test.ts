@@ -84,11 +84,12 @@ describe('--disable-admission-plugins and EventRateLimit from --admission-contro
   });
 
   it('answers 429 with kube Status once the namespace bucket is empty', async () => {
-    const event = (i: number): unknown => ({
+    // kube's event validation: the involved object's namespace is the event's.
+    const event = (i: number, namespace = 'default'): unknown => ({
       apiVersion: 'v1',
       kind: 'Event',
       metadata: { name: `e${i}` },
-      involvedObject: { kind: 'Pod', namespace: 'default', name: 'p' },
+      involvedObject: { kind: 'Pod', namespace, name: 'p' },
       reason: 'Test',
       message: 'm',
     });
@@ -114,7 +115,7 @@ describe('--disable-admission-plugins and EventRateLimit from --admission-contro
     // Other namespaces have their own bucket; other kinds are not limited.
     const ns = await http(server, 'POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'quiet' } } });
     assert.equal(ns.status, 201, ns.text);
-    const elsewhere = await http(server, 'POST', '/api/v1/namespaces/quiet/events', { body: event(99) });
+    const elsewhere = await http(server, 'POST', '/api/v1/namespaces/quiet/events', { body: event(99, 'quiet') });
     assert.equal(elsewhere.status, 201, elsewhere.text);
   });
 

@@ -8,7 +8,9 @@ import * as apps from './apps.js';
 import * as batch from './batch.js';
 import * as core from './core.js';
 import { validateCustomResourceDefinition, validateCustomResourceDefinitionUpdate } from './crd.js';
+import { validateEventCreate, validateEventUpdate } from './events.js';
 import type { Obj } from './field.js';
+import type { ValidationContext } from '../strategy.js';
 import * as others from './others.js';
 
 /**
@@ -19,8 +21,8 @@ import * as others from './others.js';
  * Kinds without rules here validate clean.
  */
 
-type Create = (obj: Obj) => FieldError[];
-type Update = (obj: Obj, old: Obj) => FieldError[];
+type Create = (obj: Obj, ctx: ValidationContext) => FieldError[];
+type Update = (obj: Obj, old: Obj, ctx: ValidationContext) => FieldError[];
 
 interface Rules {
   create: Create;
@@ -41,6 +43,7 @@ const RULES: Record<string, Rules> = {
   '/PersistentVolumeClaim': { create: core.validatePvc, update: core.validatePvcUpdate, replaces: true },
   '/PersistentVolume': { create: core.validatePersistentVolume },
   '/Endpoints': { create: core.validateEndpoints },
+  '/Event': { create: validateEventCreate, update: validateEventUpdate, replaces: true },
   'apps/Deployment': { create: apps.validateDeployment, update: apps.validateDeploymentUpdate, replaces: true },
   'apps/ReplicaSet': { create: apps.validateReplicaSet, update: apps.validateReplicaSetUpdate, replaces: true },
   'apps/StatefulSet': { create: apps.validateStatefulSet, update: apps.validateStatefulSetUpdate, replaces: true },
@@ -81,17 +84,17 @@ const RULES: Record<string, Rules> = {
 };
 
 /** Errors for a new object of group/kind (group "" is core). */
-export function validateObject(group: string, kind: string, obj: KubeObject): FieldError[] {
-  return RULES[`${group}/${kind}`]?.create(obj as Obj) ?? [];
+export function validateObject(group: string, kind: string, obj: KubeObject, ctx: ValidationContext = {}): FieldError[] {
+  return RULES[`${group}/${kind}`]?.create(obj as Obj, ctx) ?? [];
 }
 
 /** Errors for replacing old with obj: the create rules on obj plus the update rules (immutability). */
-export function validateObjectUpdate(group: string, kind: string, obj: KubeObject, old: KubeObject): FieldError[] {
+export function validateObjectUpdate(group: string, kind: string, obj: KubeObject, old: KubeObject, ctx: ValidationContext = {}): FieldError[] {
   const rules = RULES[`${group}/${kind}`];
   if (!rules) return [];
-  if (!rules.update) return rules.create(obj as Obj);
-  if (rules.replaces) return rules.update(obj as Obj, old as Obj);
-  return [...rules.create(obj as Obj), ...rules.update(obj as Obj, old as Obj)];
+  if (!rules.update) return rules.create(obj as Obj, ctx);
+  if (rules.replaces) return rules.update(obj as Obj, old as Obj, ctx);
+  return [...rules.create(obj as Obj, ctx), ...rules.update(obj as Obj, old as Obj, ctx)];
 }
 
 /** Whether validateObject knows rules for group/kind. */
