@@ -86,6 +86,14 @@ const META_KINDS = [
   'APIResourceList',
 ];
 
+/**
+ * Go types with TypeMeta that the OpenAPI document does not describe: the
+ * metadata-only views (Accept ...;as=PartialObjectMetadata[List]), whose
+ * envelope kube's protobuf serializer writes with the view's kind and group
+ * version like any object's.
+ */
+const VIEW_TYPE_META = [`${META_V1}.PartialObjectMetadata`, `${META_V1}.PartialObjectMetadataList`, `${META_V1BETA1}.PartialObjectMetadataList`];
+
 /** Messages with a hand-written JSON form upstream. */
 const SPECIAL: Record<string, SpecialKind> = {
   [`${META_V1}.Time`]: 'time',
@@ -332,6 +340,14 @@ export function generate(sharedRoot: string): GenerateResult {
     if (def?.properties && 'kind' in def.properties && 'apiVersion' in def.properties) desc.typeMeta = true;
     messages[full] = desc;
   }
+
+  for (const full of VIEW_TYPE_META) {
+    const desc = messages[full];
+    if (desc === undefined) throw new Error(`view type ${full} has no message`);
+    desc.typeMeta = true;
+  }
+  // meta/v1beta1.PartialObjectMetadata is a Go alias of the v1 type, registered in v1beta1 too.
+  messages[`${META_V1BETA1}.PartialObjectMetadata`] = messages[`${META_V1}.PartialObjectMetadata`]!;
 
   for (const [key, names] of Object.entries(GO_POINTER_FIELDS)) {
     for (const n of names) if (!pointerUsed.has(`${key}.${n}`)) warnings.push(`pointer table: ${key}.${n} matches no field`);

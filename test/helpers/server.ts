@@ -134,6 +134,8 @@ export interface HttpResponse {
   headers: Record<string, string | string[] | undefined>;
   text: string;
   json: any;
+  /** The body's bytes (protobuf answers). */
+  body: Buffer;
 }
 
 export interface HttpOptions {
@@ -168,14 +170,15 @@ export function http(server: { url: string; creds: Credentials }, method: string
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
+        const bytes = Buffer.concat(chunks);
+        const text = bytes.toString('utf8');
         let json: unknown;
         try {
           json = JSON.parse(text);
         } catch {
           json = undefined;
         }
-        resolveRes({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        resolveRes({ status: res.statusCode ?? 0, headers: res.headers, text, json, body: bytes });
       });
     });
     req.on('error', reject);

@@ -274,7 +274,7 @@ export const secretTable: TableConvertor = printer(
   (o, now) => [nameOf(o), str(o.type), Object.keys(rec(o.data)).length, age(o, now)],
 );
 
-/** 1.36 dropped the SECRETS column: token secrets are no longer listed on service accounts. */
+/** Name and Age only: kubernetes PR #117160 (1.35) dropped the SECRETS column, as no core component fills .secrets since 1.24. */
 export const serviceAccountTable: TableConvertor = printer(
   () => [nameCol(), ageCol()],
   (o, now) => [nameOf(o), age(o, now)],

@@ -88,6 +88,7 @@ const TABLES: Record<string, TableConvertor> = {
   'resource.k8s.io/resourceclaims': storage.resourceClaimTable,
   'resource.k8s.io/resourceclaimtemplates': storage.nameAgeTable,
   'resource.k8s.io/resourceslices': storage.resourceSliceTable,
+  'storagemigration.k8s.io/storageversionmigrations': storage.storageVersionMigrationTable,
 };
 
 export function tableConvertorFor(group: string, resource: string): TableConvertor {

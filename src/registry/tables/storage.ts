@@ -1,7 +1,7 @@
 import type { KubeObject } from '../../machinery/object.js';
 import { ageCol, col, doc, nameCol, printer } from './columns.js';
 import { type TableConvertor } from '../../codec/table-convertor.js';
-import { age, annotationsOf, isDeleting, nameOf } from './format.js';
+import { age, annotationsOf, groupQualified, isDeleting, nameOf } from './format.js';
 import { list, optRec, present, rec, recs, str, strings } from './values.js';
 
 /** storage.k8s.io and resource.k8s.io printers. */
@@ -130,3 +130,18 @@ export const resourceSliceTable: TableConvertor = printer(
   },
 );
 
+
+// ---------------------------------------------------------- storagemigration
+
+/**
+ * printStorageVersionMigration: Name (declared without the "name" format) and
+ * the resource to migrate. Up to v1alpha1 the cell was resource.version.group;
+ * v1beta1 (served in 1.36) names a GroupResource, written as its String() form.
+ */
+export const storageVersionMigrationTable: TableConvertor = printer(
+  () => [col('Name', 'string', doc('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', 'name')), col('Resource', 'string', 'Fully qualified resource to migrate')],
+  (o) => {
+    const resource = rec(rec(o.spec).resource);
+    return [nameOf(o), groupQualified(str(resource.resource), str(resource.group))];
+  },
+);
