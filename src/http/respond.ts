@@ -117,7 +117,7 @@ export function writeEncoded(ctx: RequestContext, code: number, value: unknown, 
 
 /** Writes a value in JSON, or YAML when only YAML is acceptable (for documents without views). */
 export function writePlain(ctx: RequestContext, code: number, value: unknown): void {
-  const enc = negotiatePlain(ctx.header('accept'));
+  const enc = negotiatePlain(ctx.header('accept'), ctx.cbor);
   writeEncoded(ctx, code, value, enc);
 }
 
@@ -145,7 +145,7 @@ export function writeError(ctx: RequestContext, err: unknown): void {
     ctx.res.destroy();
     return;
   }
-  const { body, contentType } = encodeStatus(apiErr.status, negotiatePlain(ctx.header('accept')), ctx.pretty);
+  const { body, contentType } = encodeStatus(apiErr.status, negotiatePlain(ctx.header('accept'), ctx.cbor), ctx.pretty);
   writeBody(ctx, apiErr.code, body, contentType, apiErr.headers);
 }
 

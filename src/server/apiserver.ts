@@ -175,6 +175,10 @@ export class ApiServer {
   private elector: LeaderElector | undefined;
   private routes!: NonResourceRoutes;
   private readonly handler: Handler;
+  /** Gate CBORServingAndStorage, read once: every request's RequestContext.cbor. */
+  private get cborServing(): boolean {
+    return this.config.featureGates.enabled('CBORServingAndStorage');
+  }
   private readonly authorizer: Authorizer;
   /** The authorizer chain and what its authorizers need (server/authorization-setup.ts). */
   private readonly authz: AuthorizationSetup;
@@ -665,6 +669,7 @@ export class ApiServer {
     const ctx = new RequestContext(req, res, parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams), url);
     ctx.logger = this.logger;
     if (this.config.requestTimeout > 0) ctx.bodyDeadline = Date.now() + this.config.requestTimeout;
+    ctx.cbor = this.cborServing;
     try {
       await this.handler(ctx);
     } catch (err) {
