@@ -1,4 +1,4 @@
-import { Decoder } from 'cbor-x';
+import { Decoder, Encoder } from 'cbor-x';
 
 /**
  * An independent reading of CBOR bytes (cbor-x, not the server's codec):
@@ -29,4 +29,11 @@ export function independentCborSequence(bytes: Buffer): unknown[] {
     items.push(toJson(item));
   });
   return items;
+}
+
+const encoder = new Encoder({ useRecords: false, variableMapSize: true });
+
+/** A request body as another CBOR client would write it: text strings, self-described. */
+export function independentCborEncode(value: unknown): Buffer {
+  return Buffer.concat([Buffer.from([0xd9, 0xd9, 0xf7]), encoder.encode(value)]);
 }
