@@ -9,6 +9,7 @@ import type { ListResult } from './list.js';
 import type { StoreResult } from './store.js';
 import type { WatchResult } from './watch.js';
 import type { StalledResult } from './stalled-watch.js';
+import { encodingsMarkdown, type EncodingsResult } from './encodings.js';
 
 /** bench/results/latest.json's shape, and its markdown rendering (latest.md). */
 
@@ -43,6 +44,7 @@ export interface Report {
   /** GET as a limited user under RBAC (1,000 RoleBindings and ClusterRoles) beside system:masters (absent when the section was not asked for). */
   rbac?: PhaseResult[];
   admissionPolicy?: PhaseResult[];
+  encodings?: EncodingsResult;
   /** Custom resources (with and without ten CEL rules) beside ConfigMaps on one server (absent when the section was not asked for). */
   customResources?: CustomResourcesResult;
   testServer?: TestServerBenchResult;
@@ -212,5 +214,6 @@ export function renderMarkdown(r: Report): string {
     out.push('### Watch fan-out: ConfigMaps, then Widgets, on the same server', '', ...watchTable(r.customResources.watch), '');
   }
   if (r.testServer) out.push('## capstan/testing: in-process servers', '', renderTestServerMarkdown(r.testServer), '');
+  if (r.encodings) out.push(...encodingsMarkdown(r.encodings, cpu));
   return out.join('\n');
 }

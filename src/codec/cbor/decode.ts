@@ -123,8 +123,8 @@ export function checkWellFormed(data: Buffer, maxDepth: number): void {
   if (off !== data.length) throw new CborDecodeError(`cbor: ${data.length - off} bytes of extraneous data starting at index ${off}`, true);
 }
 
-/** Where the well-formed data item starting at `start` ends. */
-function wellFormedEnd(data: Buffer, start: number, maxDepth: number): number {
+/** Where the well-formed data item starting at `start` ends (for splitting a CBOR sequence). */
+export function wellFormedEnd(data: Buffer, start: number, maxDepth: number): number {
   let off = start;
   const stack: Frame[] = [];
   for (;;) {
