@@ -201,6 +201,19 @@ describe('CBOR with CBORServingAndStorage=true', () => {
     });
   }
 
+  it('takes DeleteOptions in CBOR and bounds CBOR bodies like any other', async () => {
+    await http(server, 'POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'to-delete' } } });
+    const del = await raw(server, 'DELETE', '/api/v1/namespaces/default/configmaps/to-delete', {
+      body: independentCborEncode({ apiVersion: 'v1', kind: 'DeleteOptions', dryRun: ['All'] }),
+      headers: { 'Content-Type': CBOR, Accept: CBOR },
+    });
+    cborBody(del, 200);
+    assert.equal((await http(server, 'GET', '/api/v1/namespaces/default/configmaps/to-delete')).status, 200, 'dryRun from the CBOR body was honoured');
+    const big = independentCborEncode({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { a: 'x'.repeat(4 * 1024 * 1024) } });
+    const r = await raw(server, 'POST', '/api/v1/namespaces/default/configmaps', { body: big, headers: { 'Content-Type': CBOR } });
+    assert.equal(r.status, 413);
+  });
+
   it('answers errors as CBOR Status objects to CBOR clients', async () => {
     const status = cborBody(await raw(server, 'GET', '/api/v1/namespaces/default/configmaps/missing', { headers: { Accept: CBOR } }), 404);
     assert.equal(status.kind, 'Status');
