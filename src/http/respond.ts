@@ -117,7 +117,8 @@ export function writeEncoded(ctx: RequestContext, code: number, value: unknown, 
 
 /** Writes a value in JSON, or YAML when only YAML is acceptable (for documents without views). */
 export function writePlain(ctx: RequestContext, code: number, value: unknown): void {
-  const enc = negotiatePlain(ctx.header('accept'), ctx.cbor);
+  // /version and discovery: kube writes these in JSON (or YAML/protobuf), never CBOR.
+  const enc = negotiatePlain(ctx.header('accept'));
   writeEncoded(ctx, code, value, enc);
 }
 

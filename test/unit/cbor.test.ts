@@ -5,6 +5,7 @@ import { encodeCbor } from '../../src/codec/cbor/encode.js';
 import { decodeCbor, decodeCborSequence } from '../../src/codec/cbor/decode.js';
 import { decodeCborObjectBody } from '../../src/codec/cbor/body.js';
 import { MAX_NESTING_DEPTH } from '../../src/machinery/nesting.js';
+import { negotiate, negotiatePlain } from '../../src/codec/negotiate.js';
 
 const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 const dec = (s: string): unknown => decodeCbor(hex(s), MAX_NESTING_DEPTH);
@@ -112,5 +113,20 @@ describe('CBOR object bodies: kube create/update error texts', () => {
     assert.throws(() => decodeCborObjectBody(hex('d9d9f7 82 01 02'), endpoint, MAX_NESTING_DEPTH), {
       message: 'the object provided is unrecognized (must be of type ConfigMap): unable to determine group/version/kind: cbor: cannot unmarshal array into Go value of type v1.TypeMeta (d9d9f7820102)',
     });
+  });
+});
+
+describe('CBOR in content negotiation', () => {
+  it('offers CBOR only when served, never for Tables', () => {
+    assert.throws(() => negotiate('application/cbor', { table: true }), {
+      message: 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+    });
+    assert.equal(negotiate('application/cbor', { table: true, cbor: true }).encoding, 'application/cbor');
+    const table = negotiate('application/cbor;as=Table;g=meta.k8s.io;v=v1, application/json;as=Table;g=meta.k8s.io;v=v1', { table: true, cbor: true });
+    assert.deepEqual([table.encoding, table.view.kind], ['application/json', 'table']);
+    const meta = negotiate('application/cbor;as=PartialObjectMetadata;g=meta.k8s.io;v=v1', { table: true, metadataAs: 'PartialObjectMetadata', cbor: true });
+    assert.deepEqual([meta.encoding, meta.view.kind], ['application/cbor', 'metadata']);
+    assert.equal(negotiatePlain('application/cbor', true), 'application/cbor');
+    assert.equal(negotiatePlain('application/cbor'), 'application/json');
   });
 });
