@@ -2,7 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { independentCborDecode } from '../helpers/cbor.js';
 import { encodeCbor } from '../../src/codec/cbor/encode.js';
-import { decodeCbor, decodeCborSequence } from '../../src/codec/cbor/decode.js';
+import { CborDecodeError, decodeCbor, decodeCborSequence } from '../../src/codec/cbor/decode.js';
+import fc from 'fast-check';
 import { decodeCborObjectBody } from '../../src/codec/cbor/body.js';
 import { MAX_NESTING_DEPTH } from '../../src/machinery/nesting.js';
 import { negotiate, negotiatePlain } from '../../src/codec/negotiate.js';
@@ -128,5 +129,25 @@ describe('CBOR in content negotiation', () => {
     assert.deepEqual([meta.encoding, meta.view.kind], ['application/cbor', 'metadata']);
     assert.equal(negotiatePlain('application/cbor', true), 'application/cbor');
     assert.equal(negotiatePlain('application/cbor'), 'application/json');
+  });
+});
+
+describe('CBOR decoding of arbitrary bytes', () => {
+  it('answers every input with a value or a CborDecodeError, never another exception', () => {
+    const valid = encodeCbor({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'x', labels: { a: 'b' } }, data: { k: 'v' }, n: [1, -2, 2.5, null, true] });
+    fc.assert(
+      fc.property(fc.oneof(fc.uint8Array({ maxLength: 64 }), fc.tuple(fc.nat(valid.length - 1), fc.integer({ min: 0, max: 255 })).map(([i, b]) => {
+        const mutated = Buffer.from(valid);
+        mutated[i] = b;
+        return mutated;
+      })), (bytes) => {
+        try {
+          decodeCbor(Buffer.from(bytes), MAX_NESTING_DEPTH);
+        } catch (err) {
+          assert.ok(err instanceof CborDecodeError, String(err));
+        }
+      }),
+      { numRuns: 5000 },
+    );
   });
 });
