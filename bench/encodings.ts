@@ -1,7 +1,9 @@
 import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { credentialsFrom, removeDir, startServer, tempDir } from '../test/helpers/server.js';
-import { wellFormedEnd } from '../src/codec/cbor/decode.js';
+import { Encoder, decode as cborxDecode } from 'cbor-x';
+import { decodeCbor, wellFormedEnd } from '../src/codec/cbor/decode.js';
+import { encodeCbor } from '../src/codec/cbor/encode.js';
 import type { BenchConfig } from './config.js';
 import { configMap, createMany, createNamespace } from './fixtures.js';
 import { closedLoop, makeAgent, oneRequest, type Target } from './http-client.js';
@@ -34,7 +36,16 @@ export interface EncodingWatch {
   bytesPerEvent: number;
 }
 
+/** In-process codec speed on one Pod-like object: ours beside cbor-x (the library measured for it) and JSON. */
+export interface CodecRow {
+  codec: string;
+  bytes: number;
+  encodesPerSec: number;
+  decodesPerSec: number;
+}
+
 export interface EncodingsResult {
+  codecs: CodecRow[];
   listSize: number;
   bytes: Array<{ encoding: EncodingName; get: number; list: number }>;
   phases: PhaseResult[];
@@ -42,6 +53,47 @@ export interface EncodingsResult {
 }
 
 const NS = 'bench-encodings';
+
+const POD = {
+  kind: 'Pod',
+  apiVersion: 'v1',
+  metadata: { name: 'web-0', namespace: 'default', uid: '0f7c0a7e-1c1a-4e7b-9c59-2b7e0e2c1111', resourceVersion: '12345', creationTimestamp: '2026-01-01T00:00:00Z', labels: { app: 'web', tier: 'fe' }, annotations: { note: 'b'.repeat(40) } },
+  spec: {
+    containers: [{ name: 'c', image: 'nginx:1.27', ports: [{ containerPort: 80, protocol: 'TCP' }], resources: { limits: { cpu: '500m', memory: '128Mi' } }, env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }] }],
+    restartPolicy: 'Always',
+    terminationGracePeriodSeconds: 30,
+    dnsPolicy: 'ClusterFirst',
+    schedulerName: 'default-scheduler',
+  },
+  status: { phase: 'Pending', qosClass: 'Burstable' },
+};
+
+/** Operations per second of `fn`: best of three 300 ms runs. */
+function opsPerSec(fn: () => unknown): number {
+  let best = 0;
+  for (let run = 0; run < 3; run++) {
+    let n = 0;
+    const start = performance.now();
+    while (performance.now() - start < 300) {
+      for (let i = 0; i < 100; i++) fn();
+      n += 100;
+    }
+    best = Math.max(best, n / ((performance.now() - start) / 1000));
+  }
+  return Math.round(best);
+}
+
+function codecRows(): CodecRow[] {
+  const cborx = new Encoder({ useRecords: false, variableMapSize: true });
+  const ours = encodeCbor(POD);
+  const theirs = cborx.encode(POD);
+  const json = Buffer.from(JSON.stringify(POD));
+  return [
+    { codec: 'CBOR, src/codec/cbor (kube form, decode with kube checks)', bytes: ours.length, encodesPerSec: opsPerSec(() => encodeCbor(POD)), decodesPerSec: opsPerSec(() => decodeCbor(ours, 1000)) },
+    { codec: 'CBOR, cbor-x 1.6.9 (useRecords:false, variableMapSize:true; no checks)', bytes: theirs.length, encodesPerSec: opsPerSec(() => cborx.encode(POD)), decodesPerSec: opsPerSec(() => cborxDecode(theirs)) },
+    { codec: 'JSON.stringify / JSON.parse', bytes: json.length, encodesPerSec: opsPerSec(() => Buffer.from(JSON.stringify(POD))), decodesPerSec: opsPerSec(() => JSON.parse(json.toString('utf8'))) },
+  ];
+}
 
 /** Complete events in `buf` (from `off`) for the encoding's framing; returns the offset after the last one. */
 function countEvents(encoding: EncodingName, buf: Buffer, off: number): { events: number; off: number } {
@@ -117,6 +169,8 @@ async function watchFanout(target: Target, encoding: (typeof ENCODINGS)[number],
 }
 
 export async function encodingsSection(cfg: BenchConfig, log: (msg: string) => void): Promise<EncodingsResult> {
+  log('encodings: codecs in-process');
+  const codecs = codecRows();
   const dataDir = tempDir('capstan-bench-encodings-');
   const server = await startServer({ backend: cfg.backend, dataDir, args: ['--feature-gates=CBORServingAndStorage=true'] });
   const target: Target = { url: server.url, creds: credentialsFrom(server.kubeconfig), pid: server.proc.pid };
@@ -153,7 +207,7 @@ export async function encodingsSection(cfg: BenchConfig, log: (msg: string) => v
       log(`encodings: ${e.name} watch, ${watchers} watchers`);
       watch.push(await watchFanout(target, e, watchers, writes));
     }
-    return { listSize, bytes, phases, watch };
+    return { codecs, listSize, bytes, phases, watch };
   } finally {
     await server.stop();
     removeDir(dataDir);
@@ -164,6 +218,10 @@ export async function encodingsSection(cfg: BenchConfig, log: (msg: string) => v
 export function encodingsMarkdown(r: EncodingsResult, cpu: (p: PhaseResult) => string): string[] {
   return [
     `## Encodings: JSON, protobuf and CBOR on one server (CBORServingAndStorage on; ${r.listSize.toLocaleString('en-US')} ConfigMaps of ~1 KiB)`,
+    '',
+    '| codec, one Pod in-process (best of 3 × 300 ms) | bytes | encodes/s | decodes/s |',
+    '|---|---:|---:|---:|',
+    ...r.codecs.map((c) => `| ${c.codec} | ${c.bytes} | ${c.encodesPerSec.toLocaleString('en-US')} | ${c.decodesPerSec.toLocaleString('en-US')} |`),
     '',
     '| encoding | get bytes | list bytes |',
     '|---|---:|---:|',

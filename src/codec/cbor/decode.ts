@@ -48,6 +48,23 @@ interface Head {
 const EOF = (): CborDecodeError => new CborDecodeError('unexpected EOF', true);
 const syntax = (msg: string): CborDecodeError => new CborDecodeError(msg, true);
 
+/**
+ * The one result object of readHead, overwritten by every call (decoding
+ * allocates nothing per item for it): callers copy what they keep across
+ * another call.
+ */
+const HEAD_RESULT: { head: Head; off: number } = { head: { t: 0, ai: 0, val: 0, indefinite: false }, off: 0 };
+
+function result(t: number, ai: number, val: number | bigint, indefinite: boolean, off: number): { head: Head; off: number } {
+  const h = HEAD_RESULT.head;
+  h.t = t;
+  h.ai = ai;
+  h.val = val;
+  h.indefinite = indefinite;
+  HEAD_RESULT.off = off;
+  return HEAD_RESULT;
+}
+
 function readHead(data: Buffer, off: number): { head: Head; off: number } {
   if (off >= data.length) throw EOF();
   const ib = data[off]!;
@@ -55,7 +72,7 @@ function readHead(data: Buffer, off: number): { head: Head; off: number } {
   const ai = ib & 0x1f;
   off++;
   let val: number | bigint = ai;
-  if (ai < 24) return { head: { t, ai, val, indefinite: false }, off };
+  if (ai < 24) return result(t, ai, val, false, off);
   if (ai === 24) {
     if (data.length - off < 1) throw EOF();
     val = data[off]!;
@@ -80,11 +97,11 @@ function readHead(data: Buffer, off: number): { head: Head; off: number } {
   } else if (ai === 31) {
     if (t === T_UINT || t === T_NINT || t === T_TAG) throw syntax(`cbor: invalid additional information 31 for type ${TYPE_NAMES[t]}`);
     if (t === T_PRIM) throw syntax('cbor: unexpected "break" code');
-    return { head: { t, ai, val, indefinite: true }, off };
+    return result(t, ai, val, true, off);
   } else {
     throw syntax(`cbor: invalid additional information ${ai} for type ${TYPE_NAMES[t]}`);
   }
-  return { head: { t, ai, val, indefinite: false }, off };
+  return result(t, ai, val, false, off);
 }
 
 function acceptableFloat(f: number): void {
@@ -101,9 +118,9 @@ function halfToNumber(bits: number): number {
   return sign * (1 + mant / 1024) * 2 ** (exp - 15);
 }
 
-function lengthOf(h: Head): number {
-  if (typeof h.val === 'bigint') throw syntax(`cbor: ${TYPE_NAMES[h.t]} length ${h.val} is too large, causing integer overflow`);
-  return h.val;
+function lengthOf(t: number, val: number | bigint): number {
+  if (typeof val === 'bigint') throw syntax(`cbor: ${TYPE_NAMES[t]} length ${val} is too large, causing integer overflow`);
+  return val;
 }
 
 interface Frame {
@@ -136,9 +153,12 @@ export function wellFormedEnd(data: Buffer, start: number, maxDepth: number): nu
     } else {
       const r = readHead(data, off);
       off = r.off;
-      const h = r.head;
-      if (h.t === T_BYTES || h.t === T_TEXT) {
-        if (h.indefinite) {
+      // Copied: readHead's result is overwritten by the next call.
+      const ht = r.head.t;
+      const hval = r.head.val;
+      const hindefinite = r.head.indefinite;
+      if (ht === T_BYTES || ht === T_TEXT) {
+        if (hindefinite) {
           for (;;) {
             if (off >= data.length) throw EOF();
             if (data[off] === 0xff) {
@@ -146,35 +166,35 @@ export function wellFormedEnd(data: Buffer, start: number, maxDepth: number): nu
               break;
             }
             const nt = data[off]! >> 5;
-            if (nt !== h.t) throw syntax(`cbor: wrong element type ${TYPE_NAMES[nt]} for indefinite-length ${TYPE_NAMES[h.t]}`);
-            if ((data[off]! & 0x1f) === 31) throw syntax(`cbor: indefinite-length ${TYPE_NAMES[h.t]} chunk is not definite-length`);
+            if (nt !== ht) throw syntax(`cbor: wrong element type ${TYPE_NAMES[nt]} for indefinite-length ${TYPE_NAMES[ht]}`);
+            if ((data[off]! & 0x1f) === 31) throw syntax(`cbor: indefinite-length ${TYPE_NAMES[ht]} chunk is not definite-length`);
             const c = readHead(data, off);
-            const n = lengthOf(c.head);
+            const n = lengthOf(c.head.t, c.head.val);
             if (data.length - c.off < n) throw EOF();
             off = c.off + n;
           }
         } else {
-          const n = lengthOf(h);
+          const n = lengthOf(ht, hval);
           if (data.length - off < n) throw EOF();
           off += n;
         }
-      } else if (h.t === T_ARRAY || h.t === T_MAP) {
+      } else if (ht === T_ARRAY || ht === T_MAP) {
         if (stack.length + 1 > maxDepth) throw new CborDecodeError(`cbor: exceeded max nested level ${maxDepth}`, true);
-        const map = h.t === T_MAP;
-        if (h.indefinite) {
+        const map = ht === T_MAP;
+        if (hindefinite) {
           stack.push({ remaining: -1, map, seen: 0 });
           continue;
         }
-        const n = lengthOf(h);
+        const n = lengthOf(ht, hval);
         if (n > 0) {
           // Each entry takes at least one byte: a count past the input is truncation.
           if ((map ? 2 * n : n) > data.length - off) throw EOF();
           stack.push({ remaining: map ? 2 * n : n, map, seen: 0 });
           continue;
         }
-      } else if (h.t === T_TAG) {
+      } else if (ht === T_TAG) {
         if (off >= data.length) throw EOF();
-        if (h.val === 2 || h.val === 3) throw new CborDecodeError('cbor: data item of cbor type tag is not accepted by protocol: bignum', true);
+        if (hval === 2 || hval === 3) throw new CborDecodeError('cbor: data item of cbor type tag is not accepted by protocol: bignum', true);
         // The tag's content is the next item; it completes the tag.
         continue;
       }
@@ -212,11 +232,22 @@ class Builder {
         return -1 - Number(h.val);
       }
       case T_BYTES:
-        return this.bytes(h).toString('utf8');
       case T_TEXT: {
-        const b = this.bytes(h);
-        if (!isUtf8(b)) throw this.error('cbor: invalid UTF-8 string');
-        return b.toString('utf8');
+        if (h.indefinite) {
+          const b = this.bytes(h);
+          const joined = b.toString('utf8');
+          if (h.t === T_TEXT && joined.includes('\ufffd') && !isUtf8(b)) throw this.error('cbor: invalid UTF-8 string');
+          return joined;
+        }
+        const start = this.off;
+        const end = start + Number(h.val);
+        this.off = end;
+        const ascii = shortAscii(this.data, start, end);
+        if (ascii !== undefined) return ascii;
+        const text = this.data.toString('utf8', start, end);
+        // Invalid UTF-8 decodes to U+FFFD: only then is the (rarer) exact check needed.
+        if (h.t === T_TEXT && text.includes('\ufffd') && !isUtf8(this.data.subarray(start, end))) throw this.error('cbor: invalid UTF-8 string');
+        return text;
       }
       case T_ARRAY: {
         const out: unknown[] = [];
@@ -231,7 +262,7 @@ class Builder {
         return out;
       }
       case T_MAP:
-        return this.map(h);
+        return this.map(h.indefinite, Number(h.val));
       case T_TAG:
         return this.tagged(Number(h.val));
       default:
@@ -280,20 +311,20 @@ class Builder {
     return Buffer.concat(chunks);
   }
 
-  private map(h: Head): Record<string, unknown> {
+  private map(indefinite: boolean, count: number): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     const topLevel = this.depth === 0;
     this.depth++;
-    const n = h.indefinite ? Infinity : Number(h.val);
+    const n = indefinite ? Infinity : count;
     for (let i = 0; i < n; i++) {
-      if (h.indefinite && this.data[this.off] === 0xff) break;
+      if (indefinite && this.data[this.off] === 0xff) break;
       const key = this.key(topLevel);
       if (Object.hasOwn(out, key)) throw this.error(`cbor: found duplicate map key "${key}" at map element index ${i}`, topLevel);
       const value = this.value();
       if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
       else out[key] = value;
     }
-    if (h.indefinite) this.off++;
+    if (indefinite) this.off++;
     this.depth--;
     return out;
   }
@@ -352,6 +383,18 @@ class Builder {
         throw this.error(`cbor: data item of cbor type primitives is not accepted by protocol: simple value ${Number(h.val)} is not recognized`);
     }
   }
+}
+
+/** A short all-ASCII byte run as a string (most keys and values), cheaper than a UTF-8 decoder call; undefined otherwise. */
+function shortAscii(data: Buffer, start: number, end: number): string | undefined {
+  if (end - start > 32) return undefined;
+  let out = '';
+  for (let i = start; i < end; i++) {
+    const c = data[i]!;
+    if (c >= 0x80) return undefined;
+    out += String.fromCharCode(c);
+  }
+  return out;
 }
 
 /** Seconds since the epoch as Go's time.RFC3339Nano in UTC (trailing zeros of the fraction dropped). */

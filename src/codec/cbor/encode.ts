@@ -63,14 +63,37 @@ class Writer {
   }
 
   bytes(s: string): void {
+    // Short ASCII strings (most keys and values) are copied byte by byte: no length pass, no encoder call.
+    const len = s.length;
+    if (len < 24) {
+      this.ensure(1 + len);
+      const b = this.buf;
+      let p = this.pos + 1;
+      let ascii = true;
+      for (let i = 0; i < len; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) {
+          ascii = false;
+          break;
+        }
+        b[p++] = c;
+      }
+      if (ascii) {
+        b[this.pos] = MAJOR_BYTES | len;
+        this.pos = p;
+        return;
+      }
+    }
     const n = Buffer.byteLength(s);
     this.head(MAJOR_BYTES, n);
     this.ensure(n);
     this.pos += this.buf.write(s, this.pos, 'utf8');
   }
 
+  /** The bytes written; copied out when most of the buffer would be kept unused (cached encodings live long). */
   result(): Buffer {
-    return this.buf.subarray(0, this.pos);
+    const out = this.buf.subarray(0, this.pos);
+    return this.buf.length - this.pos > this.pos ? Buffer.from(out) : out;
   }
 }
 
