@@ -175,7 +175,7 @@ export class ApiServer {
   private elector: LeaderElector | undefined;
   private routes!: NonResourceRoutes;
   private readonly handler: Handler;
-  /** Gate CBORServingAndStorage, read once: every request's RequestContext.cbor. */
+  /** Gate CBORServingAndStorage, copied into each request's RequestContext.cbor. */
   private get cborServing(): boolean {
     return this.config.featureGates.enabled('CBORServingAndStorage');
   }
