@@ -24,6 +24,7 @@ import { celSection, type CelBenchResult } from './cel.js';
 import { customResourcesSection, type CustomResourcesResult } from './custom-resources.js';
 import { testServerSection, type TestServerBenchResult } from './test-server.js';
 import { admissionSection } from './admission.js';
+import { encodingsSection, type EncodingsResult } from './encodings.js';
 
 /**
  * `npm run bench`: Capstan over HTTPS, each measurement beside a baseline in
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
   let testServer: TestServerBenchResult | undefined;
   let admission: PhaseResult[] = [];
   let admissionPolicy: PhaseResult[] = [];
+  let encodings: EncodingsResult | undefined;
 
   if (cfg.sections.has('core') || cfg.sections.has('writes') || cfg.sections.has('list') || cfg.sections.has('watch')) {
     const dataDir = tempDir('capstan-bench-');
@@ -166,6 +168,11 @@ async function main(): Promise<void> {
     admissionPolicy = await admissionPolicySection(cfg, log);
   }
 
+  if (cfg.sections.has('encodings')) {
+    log('encodings: get, list and watch in JSON, protobuf and CBOR on one server');
+    encodings = await encodingsSection(cfg, log);
+  }
+
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   const report: Report = {
     date: new Date().toISOString(),
@@ -193,6 +200,7 @@ async function main(): Promise<void> {
     ...(testServer ? { testServer } : {}),
     ...(admission.length > 0 ? { admission } : {}),
     ...(admissionPolicy.length > 0 ? { admissionPolicy } : {}),
+    ...(encodings ? { encodings } : {}),
     totalSeconds: round((performance.now() - began) / 1000, 1),
   };
   const dir = join(ROOT, 'bench', 'results');

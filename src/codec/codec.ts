@@ -4,7 +4,9 @@ import { JsonSyntaxError, parseJsonAst } from '../machinery/json-decode.js';
 import { jsonNestingExceeds, MAX_NESTING_DEPTH } from '../machinery/nesting.js';
 import { constructYaml, parseYamlEvents } from './yaml-decode.js';
 import { isRecord as isPlainObject } from '../machinery/json.js';
-import { JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from './media-type.js';
+import { CBOR_TYPE, JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from './media-type.js';
+import { encodeCbor } from './cbor/encode.js';
+import { CborBodyError, decodeCborObjectBody } from './cbor/body.js';
 import { decodeProtobufObject, encodeProtobufList, encodeProtobufObject, ProtobufCodecError, type TypeInfo } from './protobuf/index.js';
 
 /**
@@ -16,6 +18,7 @@ import { decodeProtobufObject, encodeProtobufList, encodeProtobufObject, Protobu
 export function encode(value: unknown, encoding: Encoding, pretty = false): Buffer {
   if (encoding === YAML_TYPE) return Buffer.from(toYaml(value));
   if (encoding === PROTOBUF_TYPE) return encodeProtobuf(value);
+  if (encoding === CBOR_TYPE) return encodeCbor(value);
   return Buffer.from(pretty ? JSON.stringify(value, null, 2) + '\n' : JSON.stringify(value));
 }
 
@@ -127,6 +130,14 @@ export function decode(body: Buffer, encoding: Encoding, expected?: Partial<Type
       return { ...decoded.object, apiVersion: decoded.apiVersion, kind: decoded.kind };
     } catch (err) {
       if (err instanceof ProtobufCodecError) throw new DecodeError(err.message);
+      throw err;
+    }
+  }
+  if (encoding === CBOR_TYPE) {
+    try {
+      return decodeCborObjectBody(body, expected ?? {}, MAX_NESTING_DEPTH);
+    } catch (err) {
+      if (err instanceof CborBodyError) throw new DecodeError(err.message);
       throw err;
     }
   }

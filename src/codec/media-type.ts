@@ -80,14 +80,26 @@ export function byPreference(ranges: MediaRange[]): MediaRange[] {
 export const JSON_TYPE = 'application/json';
 export const YAML_TYPE = 'application/yaml';
 export const PROTOBUF_TYPE = 'application/vnd.kubernetes.protobuf';
+/** Served only with the CBORServingAndStorage gate. */
+export const CBOR_TYPE = 'application/cbor';
+/** A watch in CBOR: one data item per event (RFC 8742). */
+export const CBOR_SEQ_TYPE = 'application/cbor-seq';
 
 /** Serializations the server reads and writes. */
-export const SERVED_ENCODINGS = [JSON_TYPE, YAML_TYPE, PROTOBUF_TYPE] as const;
+export const SERVED_ENCODINGS = [JSON_TYPE, YAML_TYPE, PROTOBUF_TYPE, CBOR_TYPE] as const;
 export type Encoding = (typeof SERVED_ENCODINGS)[number];
 export const ADVERTISED_TYPES = [JSON_TYPE, YAML_TYPE, PROTOBUF_TYPE];
+/** The media types kube lists when CBOR is served (its codec factory appends the CBOR serializer). */
+export const ADVERTISED_TYPES_WITH_CBOR = [...ADVERTISED_TYPES, CBOR_TYPE];
 
-/** A wire encoding matched by a media range (wildcards resolve to JSON). */
-export function encodingFor(r: MediaRange): Encoding | undefined {
+/** The media types to name in a 406/415, with or without CBOR served. */
+export function advertisedTypes(cbor: boolean): string[] {
+  return cbor ? ADVERTISED_TYPES_WITH_CBOR : ADVERTISED_TYPES;
+}
+
+/** A wire encoding matched by a media range (wildcards resolve to JSON); CBOR only when served. */
+export function encodingFor(r: MediaRange, cbor = false): Encoding | undefined {
+  if (cbor && r.type === 'application' && r.subtype === 'cbor') return CBOR_TYPE;
   if (r.type === '*' && r.subtype === '*') return JSON_TYPE;
   if (r.type === 'application' && r.subtype === '*') return JSON_TYPE;
   if (r.type !== 'application') return undefined;

@@ -1,5 +1,5 @@
 import { notAcceptable } from '../machinery/errors.js';
-import { ADVERTISED_TYPES, byPreference, encodingFor, parseMediaRanges, PROTOBUF_TYPE, type Encoding, type MediaRange } from './media-type.js';
+import { advertisedTypes, byPreference, CBOR_TYPE, encodingFor, parseMediaRanges, PROTOBUF_TYPE, type Encoding, type MediaRange } from './media-type.js';
 
 /**
  * Chooses the response encoding and view for a request's Accept header, as
@@ -27,6 +27,8 @@ export interface ViewOffer {
   table: boolean;
   /** The kind has a protobuf message (built-in kinds; not custom resources). */
   protobuf?: boolean;
+  /** CBOR is served (gate CBORServingAndStorage). */
+  cbor?: boolean;
 }
 
 const META_GROUP = 'meta.k8s.io';
@@ -51,24 +53,26 @@ export function negotiate(accept: string | undefined, offer: ViewOffer): Negotia
   const ranges = byPreference(parseMediaRanges(accept));
   if (ranges.length === 0) return { encoding: 'application/json', view: { kind: 'object' }, contentType: 'application/json' };
   for (const r of ranges) {
-    const encoding = encodingFor(r);
+    const encoding = encodingFor(r, offer.cbor);
     if (!encoding) continue;
     const view = viewFor(r, offer);
     if (!view) continue;
     // Tables have no protobuf form here; objects only when the kind has a message.
     if (encoding === PROTOBUF_TYPE && (view.kind === 'table' || (view.kind === 'object' && !offer.protobuf))) continue;
+    // kube's AllowsMediaTypeTransform: Tables in JSON and YAML only.
+    if (encoding === CBOR_TYPE && view.kind === 'table') continue;
     // `*/*` and `application/*` mean the default encoding, JSON.
     return { encoding, view, contentType: encoding };
   }
-  throw notAcceptable(ADVERTISED_TYPES);
+  throw notAcceptable(advertisedTypes(offer.cbor ?? false));
 }
 
 /** Encoding for documents without views (errors, discovery, Status): JSON unless only YAML is acceptable. */
-export function negotiatePlain(accept: string | undefined): Encoding {
+export function negotiatePlain(accept: string | undefined, cbor = false): Encoding {
   const ranges = byPreference(parseMediaRanges(accept));
   for (const r of ranges) {
     if (r.params['as']) continue;
-    const enc = encodingFor(r);
+    const enc = encodingFor(r, cbor);
     if (enc) return enc;
   }
   return 'application/json';

@@ -1,6 +1,6 @@
 import type { SchemaModel } from '../api/schema-model.js';
 import { isPlainObject, decode, DecodeError } from '../codec/codec.js';
-import { JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE } from '../codec/media-type.js';
+import { CBOR_TYPE, JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE } from '../codec/media-type.js';
 import type { DeleteOptions } from '../registry/resource-store.js';
 import { badRequest, invalid, type FieldError } from '../machinery/errors.js';
 import type { FeatureGates } from '../machinery/feature-gates.js';
@@ -46,7 +46,8 @@ export function parseDeleteOptions(body: Buffer, contentType: string, query: URL
   const errs: FieldError[] = [];
   if (body.length > 0) {
     const ct = contentType;
-    const type = ct === YAML_TYPE || ct === PROTOBUF_TYPE ? ct : JSON_TYPE;
+    const cbor = ct === CBOR_TYPE && gates.enabled('CBORServingAndStorage');
+    const type = ct === YAML_TYPE || ct === PROTOBUF_TYPE ? ct : cbor ? CBOR_TYPE : JSON_TYPE;
     let raw: unknown;
     try {
       raw = decode(body, type, { apiVersion: 'v1', kind: 'DeleteOptions' });

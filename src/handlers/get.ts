@@ -1,6 +1,7 @@
 import { tableFor } from '../registry/descriptor.js';
 import { jsonObjectBytes, protobufObjectBytes } from '../codec/cached-encoding.js';
-import { JSON_TYPE, PROTOBUF_TYPE } from '../codec/media-type.js';
+import { CBOR_TYPE, JSON_TYPE, PROTOBUF_TYPE } from '../codec/media-type.js';
+import { cborObjectBytes } from '../codec/cbor/cached.js';
 import type { View } from '../codec/negotiate.js';
 import { parseIncludeObject, partialObjectMetadata, table } from '../codec/views.js';
 import { getReadAt } from '../cache/read-semantics.js';
@@ -20,6 +21,10 @@ export async function handleGet(scope: ResourceScope): Promise<void> {
   }
   if (neg.view.kind === 'object' && neg.encoding === PROTOBUF_TYPE) {
     writeBody(ctx, 200, protobufObjectBytes(cached, scope.served), neg.contentType);
+    return;
+  }
+  if (neg.view.kind === 'object' && neg.encoding === CBOR_TYPE) {
+    writeBody(ctx, 200, cborObjectBytes(cached, scope.served), neg.contentType);
     return;
   }
   writeEncoded(ctx, 200, renderObject(scope, scope.toServed(cached.object), neg.view), neg.encoding, neg.contentType);

@@ -1,6 +1,7 @@
 import { tableFor } from '../registry/descriptor.js';
 import { jsonItemBytes, jsonListParts, protobufMessageBytes } from '../codec/cached-encoding.js';
-import { JSON_TYPE, PROTOBUF_TYPE } from '../codec/media-type.js';
+import { CBOR_TYPE, JSON_TYPE, PROTOBUF_TYPE } from '../codec/media-type.js';
+import { cborItemBytes, cborListParts } from '../codec/cbor/cached.js';
 import { composeProtobufList } from '../codec/protobuf/index.js';
 import { parseIncludeObject, partialObjectMetadataList, table, type ListMeta } from '../codec/views.js';
 import type { ListRequest } from '../cache/resource-reader.js';
@@ -57,6 +58,10 @@ export async function handleList(scope: ResourceScope): Promise<void> {
   if (neg.view.kind === 'object' && neg.encoding === PROTOBUF_TYPE) {
     const items = result.items.map((c) => protobufMessageBytes(c, scope.served));
     writeBody(ctx, 200, composeProtobufList({ apiVersion, kind: listKind }, listMeta, items), neg.contentType);
+    return;
+  }
+  if (neg.view.kind === 'object' && neg.encoding === CBOR_TYPE) {
+    writeParts(ctx, 200, cborListParts(listKind, apiVersion, listMeta, result.items.map((c) => cborItemBytes(c, scope.served))), neg.contentType);
     return;
   }
   const items = result.items.map((c) => scope.toServed(c.object));

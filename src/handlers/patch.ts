@@ -1,5 +1,6 @@
 import { decode, DecodeError, isPlainObject } from '../codec/codec.js';
 import { YAML_TYPE } from '../codec/media-type.js';
+import { CborDecodeError, decodeCbor, topLevelTypeName } from '../codec/cbor/decode.js';
 import type { AdmissionChain } from '../admission/admission.js';
 import { cloneObject, metaOf, type KubeObject } from '../machinery/object.js';
 import { ApiError, badRequest, invalid, notFound, unsupportedMediaType } from '../machinery/errors.js';
@@ -28,6 +29,8 @@ export const JSON_PATCH = 'application/json-patch+json';
 export const MERGE_PATCH = 'application/merge-patch+json';
 export const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
 export const APPLY_PATCH = 'application/apply-patch+yaml';
+/** Server-side apply in CBOR: only with the CBORServingAndStorage gate, and no CBOR form of the other patch types. */
+export const APPLY_CBOR_PATCH = 'application/apply-patch+cbor';
 
 /** Patch types kube-apiserver accepts for built-in types, in its order. */
 const BUILTIN_PATCH_TYPES = [JSON_PATCH, MERGE_PATCH, APPLY_PATCH, STRATEGIC_MERGE_PATCH];
@@ -80,6 +83,25 @@ function checkPatchNesting(type: string, body: Buffer): void {
   throw toApiError(type === MERGE_PATCH ? new MergePatchError('Invalid JSON Patch') : new PatchDecodeError(message));
 }
 
+/** kube appends the CBOR apply type to an endpoint's patch types when the gate is on. */
+function withApplyCbor(scope: ResourceScope, types: string[]): string[] {
+  return scope.ctx.cbor ? [...types, APPLY_CBOR_PATCH] : types;
+}
+
+/** An application/apply-patch+cbor body, as kube's validateAndTranscodePatch reads it. */
+function decodeApplyCborPatch(body: Buffer): KubeObject {
+  let applied: unknown;
+  try {
+    applied = decodeCbor(body, MAX_NESTING_DEPTH);
+  } catch (err) {
+    if (err instanceof CborDecodeError) throw badRequest(`error decoding patch: ${err.message}`);
+    throw err;
+  }
+  if (applied === null) return {} as KubeObject;
+  if (!isPlainObject(applied)) throw badRequest(`error decoding patch: cbor: cannot unmarshal ${topLevelTypeName(body)} into Go value of type map[string]interface {}`);
+  return applied as KubeObject;
+}
+
 function patchKindOf(type: string): PatchKind {
   return type === JSON_PATCH ? 'json' : type === MERGE_PATCH ? 'merge' : 'strategic';
 }
@@ -93,15 +115,15 @@ function patchKindOf(type: string): PatchKind {
 export async function readPatch(scope: ResourceScope, definition: string, level: FieldValidation = 'Ignore'): Promise<PatchFn> {
   const { ctx } = scope;
   const type = contentTypeOf(ctx);
-  const accepted = scope.descriptor.schema.strategicMergePatch ? BUILTIN_PATCH_TYPES : CUSTOM_PATCH_TYPES;
+  const accepted = withApplyCbor(scope, scope.descriptor.schema.strategicMergePatch ? BUILTIN_PATCH_TYPES : CUSTOM_PATCH_TYPES);
   if (!accepted.includes(type)) {
     ctx.req.resume();
     throw unsupportedMediaType(ctx.header('content-type') ?? '', accepted);
   }
-  if (type === APPLY_PATCH) {
+  if (type === APPLY_PATCH || type === APPLY_CBOR_PATCH) {
     // Only the main resource's patch handler takes apply patches (handleApply).
     ctx.req.resume();
-    throw unsupportedMediaType(ctx.header('content-type') ?? '', accepted.filter((t) => t !== APPLY_PATCH));
+    throw unsupportedMediaType(ctx.header('content-type') ?? '', accepted.filter((t) => t !== APPLY_PATCH && t !== APPLY_CBOR_PATCH));
   }
   const body = await readBody(ctx);
   checkPatchNesting(type, body);
@@ -183,7 +205,8 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
   }
   const manager = opts.fieldManager;
   const body = await readBody(ctx);
-  const applied = decodeApplyPatch(body);
+  const cbor = contentTypeOf(ctx) === APPLY_CBOR_PATCH;
+  const applied = cbor ? decodeApplyCborPatch(body) : decodeApplyPatch(body);
   // Compared with the live object's canonical quantities, "1000m" must read as the "1" it is.
   scope.canonicalize(applied);
   const subresource = scope.writeMode;
@@ -197,7 +220,8 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
     async (current) => {
       const live = current ? scope.toServed(current) : undefined;
       const merged = applyConfiguration(scope, live, applied, manager, force);
-      ctx.warnings.push(...checkApplyPatch(body, opts.fieldValidation));
+      // CBOR refuses duplicate keys while decoding; YAML's are field validation's.
+      if (!cbor) ctx.warnings.push(...checkApplyPatch(body, opts.fieldValidation));
       scope.applyDefaults(merged);
       if (!live) {
         const meta = metaOf(merged);
@@ -218,7 +242,8 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
  */
 export async function handlePatch(scope: ResourceScope, admission: AdmissionChain): Promise<void> {
   const { ctx, info } = scope;
-  if (contentTypeOf(ctx) === APPLY_PATCH) return handleApply(scope, admission);
+  const type = contentTypeOf(ctx);
+  if (type === APPLY_PATCH || (type === APPLY_CBOR_PATCH && ctx.cbor)) return handleApply(scope, admission);
   const neg = scope.negotiate();
   const opts = parseWriteOptions(scope, 'PatchOptions');
   parseForce(scope, false);

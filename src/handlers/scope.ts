@@ -76,6 +76,7 @@ export class ResourceScope {
       table: (opts.table ?? true) && isObject,
       metadataAs: isObject ? (opts.list ? 'PartialObjectMetadataList' : 'PartialObjectMetadata') : undefined,
       protobuf: supportsProtobuf(this.typeInfo.apiVersion, this.info.kind),
+      cbor: this.ctx.cbor,
     });
   }
 

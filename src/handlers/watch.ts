@@ -1,6 +1,7 @@
 import { tableFor } from '../registry/descriptor.js';
 import { jsonObjectBytes, jsonWatchEventParts, protobufWatchEventParts } from '../codec/cached-encoding.js';
-import { JSON_TYPE, PROTOBUF_TYPE } from '../codec/media-type.js';
+import { CBOR_SEQ_TYPE, CBOR_TYPE, JSON_TYPE, PROTOBUF_TYPE } from '../codec/media-type.js';
+import { cborObjectBytes, cborWatchEvent, cborWatchEventParts } from '../codec/cbor/cached.js';
 import { encodeWatchEvent, PROTOBUF_WATCH_MEDIA_TYPE } from '../codec/protobuf/index.js';
 import { parseIncludeObject, partialObjectMetadata, table } from '../codec/views.js';
 import type { CachedObject } from '../codec/cached-object.js';
@@ -36,8 +37,9 @@ export async function handleWatch(scope: ResourceScope, streams: WatchStreams, w
   const { ctx, info } = scope;
   const neg = scope.negotiate();
   // Watches stream JSON documents or length-prefixed protobuf events; YAML has no stream framing.
-  if (neg.encoding !== JSON_TYPE && neg.encoding !== PROTOBUF_TYPE) throw notAcceptable([JSON_TYPE, PROTOBUF_TYPE]);
+  if (neg.encoding !== JSON_TYPE && neg.encoding !== PROTOBUF_TYPE && neg.encoding !== CBOR_TYPE) throw notAcceptable([JSON_TYPE, PROTOBUF_TYPE]);
   const protobuf = neg.encoding === PROTOBUF_TYPE;
+  const cbor = neg.encoding === CBOR_TYPE;
   const params = parseListParams(ctx.query, true, watchList);
   const selection = selectionFor(scope, params);
   if (scope.name) {
@@ -62,10 +64,11 @@ export async function handleWatch(scope: ResourceScope, streams: WatchStreams, w
     return served;
   };
   const frame = (type: string, object: Record<string, unknown>): Buffer =>
-    protobuf ? encodeWatchEvent(type, object) : Buffer.from(JSON.stringify({ type, object }) + '\n');
+    protobuf ? encodeWatchEvent(type, object) : cbor ? cborWatchEvent(type, object) : Buffer.from(JSON.stringify({ type, object }) + '\n');
   /** The event's frame as parts; in the object view, the cache's shared encoding of the object. */
   const eventParts = (e: WatcherEvent): Buffer[] => {
     if (!cachedBytes) return [frame(e.type, render(e.object))];
+    if (cbor) return cborWatchEventParts(e.type, cborObjectBytes(e.object, scope.served));
     return protobuf ? protobufWatchEventParts(e.type, e.object, scope.served) : jsonWatchEventParts(e.type, jsonObjectBytes(e.object, scope.served));
   };
   /** A bookmark: an object of the requested kind (or view) carrying only its resourceVersion. */
@@ -96,7 +99,8 @@ export async function handleWatch(scope: ResourceScope, streams: WatchStreams, w
   if (!stream) return;
   const beginStream = (): void => {
     res.writeHead(200, {
-      'Content-Type': protobuf ? PROTOBUF_WATCH_MEDIA_TYPE : neg.contentType,
+      // kube answers a CBOR watch as the conformant sequence type, whichever of the two was asked for.
+      'Content-Type': protobuf ? PROTOBUF_WATCH_MEDIA_TYPE : cbor ? CBOR_SEQ_TYPE : neg.contentType,
       'Cache-Control': 'no-cache, private',
       'Audit-Id': ctx.auditId,
       'Transfer-Encoding': 'chunked',

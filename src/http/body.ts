@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { decode, DecodeError } from '../codec/codec.js';
-import { ADVERTISED_TYPES, JSON_TYPE, parseMediaType, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from '../codec/media-type.js';
+import { advertisedTypes, CBOR_TYPE, JSON_TYPE, parseMediaType, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from '../codec/media-type.js';
 import type { TypeInfo } from '../codec/protobuf/index.js';
 import type { RequestContext } from '../machinery/context.js';
 import { ApiError, badRequest, requestEntityTooLarge, timeout, unsupportedMediaType } from '../machinery/errors.js';
@@ -110,14 +110,14 @@ export function contentTypeOf(ctx: RequestContext): string {
 const BODY_TYPES: readonly string[] = [JSON_TYPE, YAML_TYPE, PROTOBUF_TYPE];
 
 /**
- * Reads and decodes an object body (POST/PUT): JSON, YAML or protobuf, else
- * 415. `expected` is the endpoint's type, for protobuf envelopes without one.
+ * Reads and decodes an object body (POST/PUT): JSON, YAML, protobuf or (when
+ * served) CBOR, else 415. `expected` is the endpoint's type, for protobuf envelopes without one.
  */
 export async function readObjectBody(ctx: RequestContext, expected?: Partial<TypeInfo>): Promise<unknown> {
   const type = contentTypeOf(ctx) || JSON_TYPE;
-  if (!BODY_TYPES.includes(type)) {
+  if (!BODY_TYPES.includes(type) && !(ctx.cbor && type === CBOR_TYPE)) {
     ctx.req.resume();
-    throw unsupportedMediaType(ctx.header('content-type') ?? '', ADVERTISED_TYPES);
+    throw unsupportedMediaType(ctx.header('content-type') ?? '', advertisedTypes(ctx.cbor));
   }
   const body = await readBody(ctx);
   try {

@@ -118,6 +118,7 @@ export function writeEncoded(ctx: RequestContext, code: number, value: unknown, 
 
 /** Writes a value in JSON, or YAML when only YAML is acceptable (for documents without views). */
 export function writePlain(ctx: RequestContext, code: number, value: unknown): void {
+  // /version and discovery: kube writes these in JSON (or YAML/protobuf), never CBOR.
   const enc = negotiatePlain(ctx.header('accept'));
   writeEncoded(ctx, code, value, enc);
 }
@@ -146,7 +147,7 @@ export function writeError(ctx: RequestContext, err: unknown): void {
     ctx.res.destroy();
     return;
   }
-  const { body, contentType } = encodeStatus(apiErr.status, negotiatePlain(ctx.header('accept')), ctx.pretty);
+  const { body, contentType } = encodeStatus(apiErr.status, negotiatePlain(ctx.header('accept'), ctx.cbor), ctx.pretty);
   writeBody(ctx, apiErr.code, body, contentType, apiErr.headers);
 }
 

@@ -33,6 +33,8 @@ export class RequestContext {
   logger: Logger = DEFAULT_LOGGER;
   /** When reading the request's body must have finished (Date.now() ms; --request-timeout); undefined: no deadline. */
   bodyDeadline: number | undefined;
+  /** The server reads and writes CBOR (feature gate CBORServingAndStorage). */
+  cbor = false;
 
   constructor(
     readonly req: IncomingMessage,

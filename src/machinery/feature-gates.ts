@@ -21,6 +21,8 @@ export const FEATURE_GATES = {
   APIResponseCompression: { stage: 'BETA', default: true },
   // KEP-3926: DELETE with ignoreStoreReadErrorWithClusterBreakingPotential removes objects that cannot be decoded.
   AllowUnsafeMalformedObjectDeletion: { stage: 'ALPHA', default: false },
+  // KEP-4222: application/cbor bodies and responses, application/cbor-seq watches, application/apply-patch+cbor.
+  CBORServingAndStorage: { stage: 'ALPHA', default: false },
   // KEP-4742: the PodTopologyLabels admission plugin copies a node's topology labels to the pods bound to it.
   PodTopologyLabelsAdmission: { stage: 'BETA', default: true },
   // KEP-4358: Exact and continued lists read the watch cache's snapshots of past states; off, they read the store.

@@ -178,6 +178,10 @@ export class ApiServer {
   private elector: LeaderElector | undefined;
   private routes!: NonResourceRoutes;
   private readonly handler: Handler;
+  /** Gate CBORServingAndStorage, copied into each request's RequestContext.cbor. */
+  private get cborServing(): boolean {
+    return this.config.featureGates.enabled('CBORServingAndStorage');
+  }
   private readonly authorizer: Authorizer;
   /** The authorizer chain and what its authorizers need (server/authorization-setup.ts). */
   private readonly authz: AuthorizationSetup;
@@ -689,6 +693,7 @@ export class ApiServer {
     ctx.logger = this.logger;
     ctx.compressResponses = this.config.featureGates.enabled('APIResponseCompression');
     if (this.config.requestTimeout > 0) ctx.bodyDeadline = Date.now() + this.config.requestTimeout;
+    ctx.cbor = this.cborServing;
     try {
       await this.handler(ctx);
     } catch (err) {
