@@ -2,7 +2,7 @@ import { canonicalJson, type Json } from '../machinery/json.js';
 import type { Logger } from '../machinery/logger.js';
 import type { KubeObject } from '../machinery/object.js';
 import { conditionTrue, crdSpec, crdStatus } from '../apiextensions/crd.js';
-import { customResource } from '../registry/custom-descriptors.js';
+import { customResource, type ConversionWebhookCalls } from '../registry/custom-descriptors.js';
 import { customResourceSpecFromCrd } from '../registry/crd-spec.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceStore } from '../registry/resource-store.js';
@@ -37,6 +37,8 @@ export class CrdServing implements Controller {
     crds: ResourceStore,
     private readonly registry: Registry,
     private readonly logger: Logger,
+    /** What calls the CRDs' conversion webhooks. */
+    private readonly conversionCalls?: ConversionWebhookCalls,
   ) {
     this.informer = new Informer(crds, (type, crd) => this.sync(type === 'DELETED' ? undefined : crd, crd.metadata?.name ?? ''));
   }
@@ -65,7 +67,7 @@ export class CrdServing implements Controller {
     const spec = crdSpec(crd);
     const lifecycle = { terminating };
     try {
-      const { descriptor, versions } = customResource(customResourceSpecFromCrd(crd, lifecycle), this.registry.keyLayout);
+      const { descriptor, versions } = customResource(customResourceSpecFromCrd(crd, lifecycle), this.registry.keyLayout, this.conversionCalls);
       if (current && (current.group !== descriptor.group || current.plural !== descriptor.resource)) this.unserve(name, current);
       this.registry.addResource(descriptor, versions);
       this.served.set(name, { key, group: spec.group ?? '', plural: spec.names?.plural ?? '', lifecycle });

@@ -39,6 +39,8 @@ export class Metrics {
     private readonly admission?: AdmissionMetrics,
     /** The in-process controllers' queues. */
     private readonly workQueues?: WorkQueueMetrics,
+    /** Histograms kept by other layers (CRD conversion webhooks'). */
+    private readonly histograms: readonly HistogramVec[] = [],
   ) {}
 
   private async build(): Promise<import('prom-client').Registry> {
@@ -125,6 +127,7 @@ export class Metrics {
       registerHistogram(registry, this.admission.controller);
     }
     if (this.workQueues) this.workQueueMetrics(prom, registry, this.workQueues);
+    for (const h of this.histograms) registerHistogram(registry, h);
     return registry;
   }
 

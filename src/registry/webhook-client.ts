@@ -31,6 +31,8 @@ export interface ClientConfig {
 export interface WebhookEndpoint {
   clientConfig: ClientConfig;
   timeoutSeconds: number;
+  /** client-go's `?timeout=` on the URL (admission sets a per-call timeout); conversion calls set none. */
+  timeoutInUrl?: boolean;
 }
 
 /** A stored clientConfig (admissionregistration's or apiextensions' WebhookClientConfig): base64 caBundle, service port defaulting to 443. */
@@ -154,12 +156,12 @@ export class WebhookClients {
   }
 
   private target(hook: WebhookEndpoint): Target {
-    const timeout = `timeout=${hook.timeoutSeconds}s`;
+    const timeout = hook.timeoutInUrl === false ? '' : `timeout=${hook.timeoutSeconds}s`;
     const service = hook.clientConfig.service;
     if (service) {
       const servername = `${service.name}.${service.namespace}.svc`;
       const path = service.path ?? '/';
-      return { url: new URL(`https://${servername}:${service.port}${path.startsWith('/') ? path : `/${path}`}?${timeout}`), servername };
+      return { url: new URL(`https://${servername}:${service.port}${path.startsWith('/') ? path : `/${path}`}${timeout ? `?${timeout}` : ''}`), servername };
     }
     const url = new URL(hook.clientConfig.url ?? '');
     url.search = timeout;
