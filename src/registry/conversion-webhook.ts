@@ -62,7 +62,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export class ConversionWebhook {
   constructor(
     private readonly spec: ConversionWebhookSpec,
-    private readonly clients: WebhookClients,
+    private readonly clients: Pick<WebhookClients, 'post'>,
     private readonly observer?: ConversionObserver,
   ) {}
 
