@@ -195,6 +195,11 @@ describe('CRD conversion webhooks', () => {
     const listed = await kubectl(k, ['get', `widgets.v2.${GROUP}`, '-n', NS, '-o', 'name']);
     assert.equal(listed.code, 0, listed.stderr);
     assert.deepEqual(listed.stdout.trim().split('\n').sort(), [`widget.${GROUP}/a`, `widget.${GROUP}/b`, `widget.${GROUP}/k`]);
+    // the default output: a Table of v2 objects, converted before its rows are made
+    const table = await kubectl(k, ['get', `widgets.v2.${GROUP}`, '-n', NS]);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /^NAME\s+AGE\n/);
+    assert.deepEqual(table.stdout.trim().split('\n').slice(1).map((l) => l.split(/\s+/)[0]).sort(), ['a', 'b', 'k']);
   });
 
   it('a watch in v2 sees writes made in v1, converted and in order', async () => {
