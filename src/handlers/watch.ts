@@ -26,6 +26,9 @@ const BOOKMARK_BEFORE_DEADLINE_MS = 2000;
 /** Events a watcher may hold while its conversion webhook answers (kube's watcher channels hold 100 + 100). */
 const MAX_EVENTS_AWAITING_CONVERSION = 200;
 
+/** A watch's initial state goes to the conversion webhook in reviews of at most this many objects. */
+const MAX_OBJECTS_PER_REVIEW = 500;
+
 /** The annotation on the bookmark that ends sendInitialEvents' initial state. */
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 
@@ -122,8 +125,14 @@ export async function handleWatch(scope: ResourceScope, streams: WatchStreams): 
     if (!converting) return void step();
     pipeline = pipeline.then(() => (failed ? undefined : step()));
   };
-  const pushConverted = (events: WatcherEvent[]): void => {
-    pending += events.length;
+  const pushConverted = (events: WatcherEvent[], live: boolean): void => {
+    if (events.length > MAX_OBJECTS_PER_REVIEW) {
+      for (let i = 0; i < events.length; i += MAX_OBJECTS_PER_REVIEW) pushConverted(events.slice(i, i + MAX_OBJECTS_PER_REVIEW), live);
+      return;
+    }
+    // Initial state and replayed history are held by the cache anyway (as pushInitial's references); live events are bounded.
+    const counted = live ? events.length : 0;
+    pending += counted;
     if (pending > MAX_EVENTS_AWAITING_CONVERSION) {
       if (ctx.logger.v(1)) ctx.logger.info(`Forcing ${info.name}.${info.group} watcher close: ${pending} events wait for their conversion webhook`);
       failed = true;
@@ -139,7 +148,7 @@ export async function handleWatch(scope: ResourceScope, streams: WatchStreams): 
         stream.push([[frame('ERROR', (err instanceof ApiError ? err : internalError(err)).status as unknown as Record<string, unknown>)]]);
         stream.end();
       } finally {
-        pending -= events.length;
+        pending -= counted;
       }
     });
   };
@@ -156,7 +165,7 @@ export async function handleWatch(scope: ResourceScope, streams: WatchStreams): 
       {
         onEvents: (events) => {
           lastRevision = Math.max(lastRevision, events[events.length - 1]!.object.revision);
-          if (converting) pushConverted(events);
+          if (converting) pushConverted(events, !initial);
           else if (initial) stream.pushInitial(events);
           else if (cachedBytes) stream.push(events.map(eventParts));
           else stream.pushEvents(events);

@@ -223,6 +223,28 @@ describe('CRD conversion webhooks', () => {
     }
   });
 
+  it('a watch in v2 from the current state: every object converted, more than the live events a watcher may hold', async () => {
+    assert.equal((await http(c(), 'POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'conv-many' } } })).status, 201);
+    const many = 230;
+    for (let i = 0; i < many; i += 10) {
+      await Promise.all(Array.from({ length: Math.min(10, many - i) }, async (_, j) => {
+        const res = await http(c(), 'POST', `/apis/${GROUP}/v1/namespaces/conv-many/widgets`, { body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: `m${i + j}` }, spec: { hostPort: `m:${i + j}` } } });
+        assert.equal(res.status, 201, res.text);
+      }));
+    }
+    const before = reviews.length;
+    const w = openWatch(c(), `/apis/${GROUP}/v2/namespaces/conv-many/widgets?watch=1`);
+    try {
+      await w.waitFor((ev) => ev.length >= many, 30_000);
+      assert.equal(w.events.length, many);
+      assert.ok(w.events.every((e) => e.type === 'ADDED' && e.object.apiVersion === `${GROUP}/v2` && e.object.spec.host === 'm'));
+      assert.equal(new Set(w.events.map((e) => e.object.metadata.name as string)).size, many);
+      assert.ok(reviews.length - before <= 2, 'the initial state goes in few reviews');
+    } finally {
+      w.close();
+    }
+  });
+
   it('the status and scale subresources convert', async () => {
     const st = await http(c(), 'PATCH', `${path('v2', 'a')}/status`, { body: { status: { phase: 'Ready', replicas: 2 } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
     assert.equal(st.status, 200, st.text);
