@@ -78,7 +78,8 @@ describe('CRD conversion webhooks', () => {
       spec: {
         group: GROUP, scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
         conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1', 'v1beta1'], clientConfig } },
-        versions: (['v1', 'v2'] as const).map((v) => ({
+        // v2 first: whatever the order, cleanup deletes through the storage version
+        versions: (['v2', 'v1'] as const).map((v) => ({
           name: v, served: true, storage: v === 'v1', schema: { openAPIV3Schema: versionSchema(v) },
           subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
         })),
@@ -256,6 +257,24 @@ describe('CRD conversion webhooks', () => {
     const scale = await http(c(), 'GET', `${path('v2', 'a')}/scale`);
     assert.equal(scale.status, 200, scale.text);
     assert.equal(scale.json.status.replicas, 2);
+    const scaled = await http(c(), 'PATCH', `${path('v2', 'a')}/scale`, { body: { spec: { replicas: 3 } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    assert.equal(scaled.status, 200, scaled.text);
+    assert.equal(scaled.json.spec.replicas, 3);
+    const after = await http(c(), 'GET', path('v1', 'a'));
+    assert.equal(after.json.spec.replicas, 3);
+    assert.equal(after.json.spec.hostPort, 'alpha:80');
+  });
+
+  it('a delete in v2 of an object with a finalizer answers it in v2; removing the finalizer in v2 deletes it', async () => {
+    assert.equal((await http(c(), 'POST', path('v1'), { body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'gone', finalizers: ['example.com/hold'] }, spec: { hostPort: 'g:9' } } })).status, 201);
+    const del = await http(c(), 'DELETE', path('v2', 'gone'));
+    assert.equal(del.status, 200, del.text);
+    assert.equal(del.json.apiVersion, `${GROUP}/v2`);
+    assert.deepEqual(del.json.spec, { host: 'g', port: 9 });
+    assert.ok(del.json.metadata.deletionTimestamp);
+    const released = await http(c(), 'PATCH', path('v2', 'gone'), { body: { metadata: { finalizers: null } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    assert.equal(released.status, 200, released.text);
+    assert.equal((await http(c(), 'GET', path('v1', 'gone'))).status, 404);
   });
 
   it('@kubernetes/client-node reads v2', async () => {
@@ -350,5 +369,10 @@ describe('CRD conversion webhooks', () => {
     const metrics = await http(c(), 'GET', '/metrics');
     assert.match(metrics.text, /apiserver_crd_conversion_webhook_duration_seconds_count\{crd_name="widgets\.conv\.example\.com",from_version="v1",succeeded="false",to_version="v2"\} \d+/);
     assert.match(metrics.text, /apiserver_crd_conversion_webhook_duration_seconds_count\{crd_name="widgets\.conv\.example\.com",from_version="v1",succeeded="true",to_version="v2"\} \d+/);
+  });
+
+  it('deleting the CRD while its webhook is down removes its instances (through the storage version) and the CRD', async () => {
+    assert.equal((await http(c(), 'DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}`)).status, 200);
+    await eventually(async () => (await http(c(), 'GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}`)).status === 404, 30_000);
   });
 });
