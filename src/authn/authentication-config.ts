@@ -384,11 +384,7 @@ function compileError(expression: string, over: ExpressionInput, returns: Expres
   return [];
 }
 
-/** kube's field.ErrorList.ToAggregate().Error(): one error alone, several in brackets. */
-export function aggregateMessage(errs: FieldError[]): string {
-  const texts = [...new Set(errs.map(fieldErrorString))];
-  return texts.length === 1 ? texts[0]! : `[${texts.join(', ')}]`;
-}
+export { aggregateMessage } from '../machinery/errors.js';
 
 function hasCertificate(pem: string): boolean {
   const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];

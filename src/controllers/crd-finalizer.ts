@@ -76,7 +76,8 @@ export class CrdFinalizer implements Controller {
 
   private async deleteInstances(crd: KubeObject): Promise<{ condition: CrdCondition; failed?: Error }> {
     const spec = crdSpec(crd);
-    const served = crdVersions(crd).find((v) => v.served) ?? crdVersions(crd).find((v) => v.storage);
+    // The storage version when it is served: its instances need no conversion (a conversion webhook may be gone already).
+    const served = crdVersions(crd).find((v) => v.served && v.storage) ?? crdVersions(crd).find((v) => v.served) ?? crdVersions(crd).find((v) => v.storage);
     const plural = spec.names?.plural ?? '';
     const gvr: GroupVersionResource = { group: spec.group ?? '', version: served?.name ?? '', resource: plural };
     const failedWith = (reason: string, message: string, err: Error): { condition: CrdCondition; failed: Error } => ({

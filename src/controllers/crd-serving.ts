@@ -2,7 +2,7 @@ import { canonicalJson, type Json } from '../machinery/json.js';
 import type { Logger } from '../machinery/logger.js';
 import type { KubeObject } from '../machinery/object.js';
 import { conditionTrue, crdSpec, crdStatus } from '../apiextensions/crd.js';
-import { customResource } from '../registry/custom-descriptors.js';
+import { customResource, type ConversionWebhookCalls } from '../registry/custom-descriptors.js';
 import { customResourceSpecFromCrd } from '../registry/crd-spec.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceStore } from '../registry/resource-store.js';
@@ -40,6 +40,8 @@ export class CrdServing implements Controller {
     private readonly registry: Registry,
     private readonly logger: Logger,
     shared: ControllerShared = {},
+    /** What calls the CRDs' conversion webhooks. */
+    private readonly conversionCalls?: ConversionWebhookCalls,
   ) {
     this.queue = new WorkQueue(async (name) => this.sync(this.informer.get(name), name), { name: 'crd_serving', ...(shared.metrics ? { metrics: shared.metrics } : {}) });
     this.informer = followerFactory(shared)(crds, (_type, crd) => this.queue.add(crd.metadata?.name ?? ''));
@@ -72,7 +74,7 @@ export class CrdServing implements Controller {
     const spec = crdSpec(crd);
     const lifecycle = { terminating };
     try {
-      const { descriptor, versions } = customResource(customResourceSpecFromCrd(crd, lifecycle), this.registry.keyLayout);
+      const { descriptor, versions } = customResource(customResourceSpecFromCrd(crd, lifecycle), this.registry.keyLayout, this.conversionCalls);
       if (current && (current.group !== descriptor.group || current.plural !== descriptor.resource)) this.unserve(name, current);
       this.registry.addResource(descriptor, versions);
       this.served.set(name, { key, group: spec.group ?? '', plural: spec.names?.plural ?? '', lifecycle });

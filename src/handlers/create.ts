@@ -69,12 +69,13 @@ export async function handleCreate(scope: ResourceScope, admission: AdmissionCha
   if (info.namespaced) meta.namespace = scope.namespace;
   const options = createOptions(opts);
   await scope.admitMutating(admission, { operation: 'CREATE', name: meta.name ?? '', object: obj, options, dryRun: opts.dryRun });
+  const stored = await scope.storageOf(obj);
   const created = await scope.landed(() =>
-    scope.store.create(scope.toStorage(obj), info.namespaced ? scope.namespace : undefined, {
+    scope.store.create(stored, info.namespaced ? scope.namespace : undefined, {
       dryRun: opts.dryRun,
       validate: scope.validatingAdmission(admission, { options, dryRun: opts.dryRun }),
       requestVersion: scope.requestVersion,
     }),
   );
-  writeEncoded(ctx, 201, renderObject(scope, scope.toServed(created), neg.view), neg.encoding, neg.contentType);
+  writeEncoded(ctx, 201, renderObject(scope, await scope.servedOne(created), neg.view), neg.encoding, neg.contentType);
 }

@@ -15,13 +15,13 @@ import type { ResourceScope } from './scope.js';
  * the preconditions: both phases there, as kube's AdmissionToValidateObjectDeleteFunc.
  */
 function deleteAdmission(scope: ResourceScope, admission: AdmissionChain, opts: { dryRun?: boolean }, ns: string | undefined, name: string): (current: KubeObject) => Promise<void> {
-  return (current) =>
+  return async (current) =>
     scope.admit(admission, {
       operation: 'DELETE',
       subresource: '',
       namespace: ns ?? '',
       name,
-      oldObject: scope.toServed(current),
+      oldObject: await scope.servedOne(current),
       options: { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', ...(opts.dryRun ? { dryRun: ['All'] } : {}) },
       dryRun: !!opts.dryRun,
     });
@@ -75,7 +75,7 @@ export async function handleDelete(scope: ResourceScope, admission: AdmissionCha
     writeEncoded(ctx, code, status, neg.encoding);
     return;
   }
-  writeEncoded(ctx, code, renderObject(scope, scope.toServed(result.object), neg.view), neg.encoding, neg.contentType);
+  writeEncoded(ctx, code, renderObject(scope, await scope.servedOne(result.object), neg.view), neg.encoding, neg.contentType);
 }
 
 /** DELETE on a collection: deletes every matching object and returns them as a list. */
@@ -92,7 +92,7 @@ export async function handleDeleteCollection(scope: ResourceScope, admission: Ad
     const name = obj.metadata!.name!;
     try {
       const result = await scope.store.delete(ns, name, { ...opts, preconditions: {}, validate: deleteAdmission(scope, admission, opts, ns, name) });
-      const { apiVersion: _a, kind: _k, ...item } = scope.toServed(result.object);
+      const { apiVersion: _a, kind: _k, ...item } = await scope.servedOne(result.object);
       items.push(item);
     } catch (err) {
       // Objects deleted meanwhile are simply gone; anything else fails the request.

@@ -142,7 +142,6 @@ export async function serveResource(ctx: RequestContext, req: ResourceRequestInf
   // POST creates in a collection; on an object's path there is no such route.
   if (verb === 'create' && req.name && !req.subresource) throw methodNotAllowed();
   if (info.namespaced && !req.namespace && (verb === 'create' || verb === 'deletecollection')) throw methodNotAllowed();
-  if (descriptor.unconvertibleVersions?.has(info.version)) throw notImplemented(`conversion of ${info.name}.${info.group} to ${info.version} through its conversion webhook`);
   noteDeprecation(ctx, req, info, descriptor, deps.deprecatedApis);
   if (verb === 'create' && !req.subresource && descriptor.lifecycle?.terminating) {
     // kube's crdHandler: no new instances while the CRD's cleanup runs.

@@ -15,6 +15,10 @@ export async function handleGet(scope: ResourceScope): Promise<void> {
   const neg = scope.negotiate();
   const at = getReadAt(ctx.query.get('resourceVersion') ?? undefined);
   const cached = await scope.store.getCached(scope.namespace || undefined, scope.name, at);
+  if (scope.convertsAsync) {
+    writeEncoded(ctx, 200, renderObject(scope, await scope.servedOne(cached.object), neg.view), neg.encoding, neg.contentType);
+    return;
+  }
   if (neg.view.kind === 'object' && neg.encoding === JSON_TYPE && !ctx.pretty) {
     writeBody(ctx, 200, jsonObjectBytes(cached, scope.served), neg.contentType);
     return;

@@ -50,21 +50,22 @@ export async function handleList(scope: ResourceScope): Promise<void> {
   if (result.remainingItemCount !== undefined) listMeta.remainingItemCount = result.remainingItemCount;
   const listKind = info.listKind ?? `${info.kind}List`;
   const apiVersion = apiVersionOf(info.group, info.version);
-  if (neg.view.kind === 'object' && neg.encoding === JSON_TYPE && !ctx.pretty) {
+  const converted = scope.convertsAsync ? await scope.servedAll(result.items.map((c) => c.object), true) : undefined;
+  if (!converted && neg.view.kind === 'object' && neg.encoding === JSON_TYPE && !ctx.pretty) {
     // The common case: concatenate each item's cached bytes.
     writeParts(ctx, 200, jsonListParts(listKind, apiVersion, listMeta, result.items.map((c) => jsonItemBytes(c, scope.served))), neg.contentType);
     return;
   }
-  if (neg.view.kind === 'object' && neg.encoding === PROTOBUF_TYPE) {
+  if (!converted && neg.view.kind === 'object' && neg.encoding === PROTOBUF_TYPE) {
     const items = result.items.map((c) => protobufMessageBytes(c, scope.served));
     writeBody(ctx, 200, composeProtobufList({ apiVersion, kind: listKind }, listMeta, items), neg.contentType);
     return;
   }
-  if (neg.view.kind === 'object' && neg.encoding === CBOR_TYPE) {
+  if (!converted && neg.view.kind === 'object' && neg.encoding === CBOR_TYPE) {
     writeParts(ctx, 200, cborListParts(listKind, apiVersion, listMeta, result.items.map((c) => cborItemBytes(c, scope.served))), neg.contentType);
     return;
   }
-  const items = result.items.map((c) => scope.toServed(c.object));
+  const items = converted ?? result.items.map((c) => scope.toServed(c.object));
   let body: unknown;
   if (neg.view.kind === 'table') {
     body = table(items, tableFor(scope.descriptor, scope.info.version), {

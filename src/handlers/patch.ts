@@ -218,7 +218,7 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
       validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }), warn: (t) => ctx.warnings.push(t),
     },
     async (current) => {
-      const live = current ? scope.toServed(current) : undefined;
+      const live = current ? await scope.servedOne(current) : undefined;
       const merged = applyConfiguration(scope, live, applied, manager, force);
       // CBOR refuses duplicate keys while decoding; YAML's are field validation's.
       if (!cbor) ctx.warnings.push(...checkApplyPatch(body, opts.fieldValidation));
@@ -229,10 +229,10 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
         if (info.namespaced) meta.namespace = scope.namespace;
       }
       await scope.admitMutating(admission, { operation: live ? 'UPDATE' : 'CREATE', subresource, object: merged, ...(live ? { oldObject: live } : {}), options, dryRun: opts.dryRun });
-      return scope.toStorage(merged);
+      return scope.storageOf(merged);
     },
   ));
-  writeEncoded(ctx, result.created ? 201 : 200, renderObject(scope, scope.toServed(result.object), neg.view), neg.encoding, neg.contentType);
+  writeEncoded(ctx, result.created ? 201 : 200, renderObject(scope, await scope.servedOne(result.object), neg.view), neg.encoding, neg.contentType);
 }
 
 /**
@@ -259,13 +259,13 @@ export async function handlePatch(scope: ResourceScope, admission: AdmissionChai
     },
     async (current) => {
       if (!current) throw notFound(scope.groupResource, scope.name);
-      const served = scope.toServed(current);
+      const served = await scope.servedOne(current);
       const result = patcher(cloneObject(served));
       scope.applyDefaults(result);
       const patched = recordUpdate(scope, served, result, manager);
       await scope.admitMutating(admission, { operation: 'UPDATE', subresource, object: patched, oldObject: served, options, dryRun: opts.dryRun });
-      return scope.toStorage(patched);
+      return scope.storageOf(patched);
     },
   ));
-  writeEncoded(ctx, 200, renderObject(scope, scope.toServed(result.object), neg.view), neg.encoding, neg.contentType);
+  writeEncoded(ctx, 200, renderObject(scope, await scope.servedOne(result.object), neg.view), neg.encoding, neg.contentType);
 }

@@ -7,7 +7,7 @@ import { apiVersionOf } from '../machinery/object.js';
 import type { ResourceDescriptor } from '../registry/descriptor.js';
 import type { KubeObject } from '../machinery/object.js';
 import type { ResourceStore, UpdateMode, ValidateAdmission } from '../registry/resource-store.js';
-import type { GroupKind, GroupResource } from '../machinery/errors.js';
+import { internalError, type GroupKind, type GroupResource } from '../machinery/errors.js';
 import type { RequestContext } from '../machinery/context.js';
 import type { ResourceRequestInfo } from '../machinery/request-info.js';
 
@@ -148,8 +148,8 @@ export class ResourceScope {
           ...attrs,
           operation: old ? 'UPDATE' : 'CREATE',
           name: obj.metadata?.name ?? this.name,
-          object: this.toServed(obj),
-          ...(old ? { oldObject: this.toServed(old) } : {}),
+          object: await this.servedOne(obj),
+          ...(old ? { oldObject: await this.servedOne(old) } : {}),
         }),
       );
     };
@@ -157,7 +157,7 @@ export class ResourceScope {
 
   /** The validating phase of a delete, on the object about to be deleted (kube's deleteValidation). */
   deleteValidation(admission: AdmissionChain, attrs: Omit<AdmitAttributes, 'operation' | 'object' | 'oldObject'>): (current: KubeObject) => Promise<void> {
-    return (current) => admission.validate(this.admissionAttributes({ ...attrs, operation: 'DELETE', oldObject: this.toServed(current) }));
+    return async (current) => admission.validate(this.admissionAttributes({ ...attrs, operation: 'DELETE', oldObject: await this.servedOne(current) }));
   }
 
   private admissionAttributes(attrs: AdmitAttributes): AdmissionAttributes {
@@ -190,11 +190,54 @@ export class ResourceScope {
     this.descriptor.canonicalize(this.info, obj);
   }
 
+  /**
+   * Whether this version's objects convert through a call that may fail (a
+   * CRD's conversion webhook, for versions other than the storage version):
+   * handlers then convert with servedAll/storageOf before encoding, and skip
+   * the cache's per-version encodings.
+   */
+  get convertsAsync(): boolean {
+    return this.descriptor.asyncConversion !== undefined && this.info.version !== this.info.storage.version;
+  }
+
+  /** A stored object as this version, where the conversion is synchronous (see convertsAsync). */
   toServed(obj: KubeObject): KubeObject {
+    if (this.convertsAsync) throw internalError(`${this.info.name}.${this.info.group}/${this.info.version} converts through its conversion webhook`);
     return this.descriptor.toServed(obj, this.info);
   }
 
   toStorage(obj: KubeObject): KubeObject {
+    if (this.convertsAsync) throw internalError(`${this.info.name}.${this.info.group}/${this.info.version} converts through its conversion webhook`);
     return this.descriptor.toStorage(obj, this.info);
+  }
+
+  /**
+   * Stored objects as this version: through the conversion webhook in one
+   * ConversionReview (`list`: a list's items, as kube converts a list) when
+   * the version needs it; a failure is kube's 500 InternalError.
+   */
+  async servedAll(objs: readonly KubeObject[], list = false): Promise<KubeObject[]> {
+    const conversion = this.descriptor.asyncConversion;
+    if (!conversion || !this.convertsAsync) return objs.map((o) => this.descriptor.toServed(o, this.info));
+    try {
+      return await conversion.toServed(objs, this.info, list);
+    } catch (err) {
+      throw internalError(err);
+    }
+  }
+
+  async servedOne(obj: KubeObject): Promise<KubeObject> {
+    return (await this.servedAll([obj]))[0]!;
+  }
+
+  /** A request's object in the storage version (see servedAll). */
+  async storageOf(obj: KubeObject): Promise<KubeObject> {
+    const conversion = this.descriptor.asyncConversion;
+    if (!conversion || !this.convertsAsync) return this.descriptor.toStorage(obj, this.info);
+    try {
+      return await conversion.toStorage(obj, this.info);
+    } catch (err) {
+      throw internalError(err);
+    }
   }
 }

@@ -30,11 +30,11 @@ export async function handleUpdate(scope: ResourceScope, admission: AdmissionCha
       validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }), warn: (t) => ctx.warnings.push(t),
     },
     async (current) => {
-      const old = current ? scope.toServed(current) : undefined;
+      const old = current ? await scope.servedOne(current) : undefined;
       const updated = recordUpdate(scope, old, obj, manager);
       await scope.admitMutating(admission, { operation: current ? 'UPDATE' : 'CREATE', subresource, object: updated, ...(old ? { oldObject: old } : {}), options, dryRun: opts.dryRun });
-      return scope.toStorage(updated);
+      return scope.storageOf(updated);
     },
   ));
-  writeEncoded(ctx, result.created ? 201 : 200, renderObject(scope, scope.toServed(result.object), neg.view), neg.encoding, neg.contentType);
+  writeEncoded(ctx, result.created ? 201 : 200, renderObject(scope, await scope.servedOne(result.object), neg.view), neg.encoding, neg.contentType);
 }

@@ -10,7 +10,8 @@ import { watchStart } from '../cache/read-semantics.js';
 import type { WatcherEvent } from '../cache/watch-cache.js';
 import { apiVersionOf } from '../machinery/object.js';
 import { parseFieldSelector } from '../machinery/selectors.js';
-import { ApiError, notAcceptable } from '../machinery/errors.js';
+import { ApiError, internalError, notAcceptable } from '../machinery/errors.js';
+import type { KubeObject } from '../machinery/object.js';
 import { selectionFor } from './list.js';
 import { parseListParams } from './options.js';
 import type { ResourceScope } from './scope.js';
@@ -22,6 +23,12 @@ const MIN_REQUEST_TIMEOUT_SECONDS = 1800;
 /** The cacher's bookmark rhythm: about every minute, and once more 2 s before the watch's deadline. */
 const BOOKMARK_FREQUENCY_MS = 60_000;
 const BOOKMARK_BEFORE_DEADLINE_MS = 2000;
+
+/** Events a watcher may hold while its conversion webhook answers (kube's watcher channels hold 100 + 100). */
+const MAX_EVENTS_AWAITING_CONVERSION = 200;
+
+/** A watch's initial state goes to the conversion webhook in reviews of at most this many objects. */
+const MAX_OBJECTS_PER_REVIEW = 500;
 
 /** The annotation on the bookmark that ends sendInitialEvents' initial state. */
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
@@ -53,8 +60,8 @@ export async function handleWatch(scope: ResourceScope, streams: WatchStreams, w
   const convertor = tableFor(scope.descriptor, scope.info.version);
   let sentTableHeaders = false;
   const cachedBytes = neg.view.kind === 'object';
-  const render = (obj: CachedObject): Record<string, unknown> => {
-    const served = scope.toServed(obj.object);
+  const render = (obj: CachedObject): Record<string, unknown> => renderServed(scope.toServed(obj.object));
+  const renderServed = (served: KubeObject): Record<string, unknown> => {
     if (neg.view.kind === 'metadata') return partialObjectMetadata(served, neg.view.version);
     if (neg.view.kind === 'table') {
       const t = table([served], convertor, { version: neg.view.version, includeObject, omitHeaders: sentTableHeaders, listMeta: { resourceVersion: served.metadata?.resourceVersion ?? '' } });
@@ -111,6 +118,44 @@ export async function handleWatch(scope: ResourceScope, streams: WatchStreams, w
   };
 
   ctx.req.on('close', () => stream.end());
+  // A version that converts through a webhook: each batch of events is converted in one call, in order, before
+  // its frames are queued; bookmarks and the end wait their turn. A failed conversion ends the watch with an
+  // ERROR event, as kube's storage watch does when it cannot decode an event. Other versions push at once.
+  const converting = scope.convertsAsync;
+  let pipeline: Promise<void> = Promise.resolve();
+  let pending = 0;
+  let failed = false;
+  const inOrder = (step: () => void | Promise<void>): void => {
+    if (!converting) return void step();
+    pipeline = pipeline.then(() => (failed ? undefined : step()));
+  };
+  const pushConverted = (events: WatcherEvent[], live: boolean): void => {
+    if (events.length > MAX_OBJECTS_PER_REVIEW) {
+      for (let i = 0; i < events.length; i += MAX_OBJECTS_PER_REVIEW) pushConverted(events.slice(i, i + MAX_OBJECTS_PER_REVIEW), live);
+      return;
+    }
+    // Initial state and replayed history are held by the cache anyway (as pushInitial's references); live events are bounded.
+    const counted = live ? events.length : 0;
+    pending += counted;
+    if (pending > MAX_EVENTS_AWAITING_CONVERSION) {
+      if (ctx.logger.v(1)) ctx.logger.info(`Forcing ${info.name}.${info.group} watcher close: ${pending} events wait for their conversion webhook`);
+      failed = true;
+      stream.end();
+      return;
+    }
+    inOrder(async () => {
+      try {
+        const served = await scope.servedAll(events.map((e) => e.object.object));
+        stream.push(events.map((e, i) => [frame(e.type, renderServed(served[i]!))]));
+      } catch (err) {
+        failed = true;
+        stream.push([[frame('ERROR', (err instanceof ApiError ? err : internalError(err)).status as unknown as Record<string, unknown>)]]);
+        stream.end();
+      } finally {
+        pending -= counted;
+      }
+    });
+  };
   const timeoutMs = (params.timeoutSeconds ?? Math.floor(MIN_REQUEST_TIMEOUT_SECONDS * (1 + Math.random()))) * 1000;
   const deadline = Date.now() + timeoutMs;
   timers.push(setTimeout(() => stream.end(), timeoutMs));
@@ -124,17 +169,20 @@ export async function handleWatch(scope: ResourceScope, streams: WatchStreams, w
       {
         onEvents: (events) => {
           lastRevision = Math.max(lastRevision, events[events.length - 1]!.object.revision);
-          if (initial) stream.pushInitial(events);
+          if (converting) pushConverted(events, !initial);
+          else if (initial) stream.pushInitial(events);
           else if (cachedBytes) stream.push(events.map(eventParts));
           else stream.pushEvents(events);
         },
         onInitialEventsEnd: (revision) => {
           lastRevision = Math.max(lastRevision, revision);
-          if (params.allowWatchBookmarks) stream.push([[bookmark(revision, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' })]]);
+          if (params.allowWatchBookmarks) inOrder(() => stream.push([[bookmark(revision, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' })]]));
         },
         onEnd: (err) => {
-          if (err) stream.push([[frame('ERROR', err.status as unknown as Record<string, unknown>)]]);
-          stream.end();
+          inOrder(() => {
+            if (err) stream.push([[frame('ERROR', err.status as unknown as Record<string, unknown>)]]);
+            stream.end();
+          });
         },
       },
     );
@@ -162,7 +210,8 @@ export async function handleWatch(scope: ResourceScope, streams: WatchStreams, w
       setTimeout(() => {
         void scope.store.freshRevision().then((revision) => {
           lastRevision = Math.max(lastRevision, revision);
-          stream.push([[bookmark(lastRevision)]]);
+          const at = lastRevision;
+          inOrder(() => stream.push([[bookmark(at)]]));
           if (!stopped) scheduleBookmarks();
         });
       }, next - now),

@@ -258,12 +258,17 @@ export function fieldErrorString(e: FieldError): string {
   return e.field ? `${e.field}: ${fieldErrorBody(e)}` : fieldErrorBody(e);
 }
 
+/** kube's field.ErrorList.ToAggregate().Error(): identical messages once; one error alone, several in brackets. */
+export function aggregateMessage(errs: FieldError[]): string {
+  const texts = [...new Set(errs.map(fieldErrorString))];
+  return texts.length === 1 ? texts[0]! : `[${texts.join(', ')}]`;
+}
+
 /** 422 Invalid, as errors.NewInvalid(qualifiedKind, name, errs). */
 export function invalid(gk: GroupKind, name: string, errs: FieldError[]): ApiError {
   const causes: StatusCause[] = errs.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
-  // errs.ToAggregate(): identical messages are reported once; one message has no brackets.
   const parts = [...new Set(errs.map(fieldErrorString))];
-  const aggregate = parts.length === 1 ? parts[0]! : `[${parts.join(', ')}]`;
+  const aggregate = aggregateMessage(errs);
   const details: StatusDetails = {};
   if (name) details.name = name;
   if (gk.group) details.group = gk.group;

@@ -41,6 +41,8 @@ export class Metrics {
     /** The in-process controllers' queues. */
     private readonly workQueues?: WorkQueueMetrics,
     private readonly featureGates?: FeatureGates,
+    /** Histograms kept by other layers (CRD conversion webhooks'). */
+    private readonly histograms: readonly HistogramVec[] = [],
   ) {}
 
   private async build(): Promise<import('prom-client').Registry> {
@@ -128,6 +130,7 @@ export class Metrics {
       registerHistogram(registry, this.admission.controller);
     }
     if (this.workQueues) this.workQueueMetrics(prom, registry, this.workQueues);
+    for (const h of this.histograms) registerHistogram(registry, h);
     return registry;
   }
 

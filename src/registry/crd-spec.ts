@@ -4,6 +4,7 @@ import { crdSpec, crdStatus, crdVersions, versionSubresources, type CrdColumn } 
 import { deprecationWarnings } from '../apiextensions/versions.js';
 import type { CustomResourceSpec, CustomResourceVersion } from './custom-descriptors.js';
 import type { PrinterColumn } from './custom-table.js';
+import { clientConfigOf } from './webhook-client.js';
 
 /**
  * What a stored CustomResourceDefinition serves, as kube's crdHandler builds
@@ -60,7 +61,15 @@ export function customResourceSpecFromCrd(crd: KubeObject, lifecycle?: { termina
     namespaced: spec.scope !== 'Cluster',
     versions,
     ...(spec.preserveUnknownFields === true ? { preserveUnknownFields: true } : {}),
-    ...(spec.conversion?.strategy === 'Webhook' ? { webhookConversion: true } : {}),
+    ...(spec.conversion?.strategy === 'Webhook'
+      ? {
+          conversionWebhook: {
+            crdName: crd.metadata?.name ?? '',
+            clientConfig: clientConfigOf(spec.conversion.webhook?.clientConfig ?? {}),
+            conversionReviewVersions: spec.conversion.webhook?.conversionReviewVersions ?? [],
+          },
+        }
+      : {}),
     ...(lifecycle ? { lifecycle } : {}),
   };
 }

@@ -7,10 +7,12 @@ import { CustomResourceSchema } from '../apiextensions/schema/index.js';
 import { schemaForCustomResource, type ApplySchema } from '../apply/index.js';
 import type { JsonObject } from '../machinery/json.js';
 import type { FieldError } from '../machinery/errors.js';
-import type { KubeObject, ObjectMeta } from '../machinery/object.js';
+import { apiVersionOf, type KubeObject, type ObjectMeta } from '../machinery/object.js';
 import type { KeyLayout } from '../storage/keys.js';
 import { toServedVersion, toStorageVersion } from './convert.js';
-import type { ResourceDescriptor, SchemaHandle, SubresourceKind } from './descriptor.js';
+import { ConversionWebhook, type ConversionObserver, type ConversionWebhookSpec } from './conversion-webhook.js';
+import type { AsyncConversion, ResourceDescriptor, SchemaHandle, SubresourceKind } from './descriptor.js';
+import type { WebhookClients } from './webhook-client.js';
 import { customFieldSupport } from './field-selectors.js';
 import { DEFAULT_STRATEGY } from './strategy.js';
 import { validateObjectMeta } from './validate-meta.js';
@@ -63,10 +65,16 @@ export interface CustomResourceSpec {
   status?: boolean;
   /** The CRD's spec.preserveUnknownFields: nothing is pruned (v1beta1-era CRDs). */
   preserveUnknownFields?: boolean;
-  /** Versions convert through a webhook (spec.conversion.strategy Webhook), which is not built: only the storage version is usable. */
-  webhookConversion?: boolean;
+  /** Versions convert through a webhook (spec.conversion.strategy Webhook) rather than by apiVersion rewrite. */
+  conversionWebhook?: ConversionWebhookSpec;
   /** A CRD being deleted: no creates (see ResourceDescriptor.lifecycle). */
   lifecycle?: { terminating: boolean };
+}
+
+/** What calls conversion webhooks: the server's webhook client and where the calls are counted. */
+export interface ConversionWebhookCalls {
+  clients: WebhookClients;
+  observer?: ConversionObserver;
 }
 
 export interface CustomResource {
@@ -119,7 +127,7 @@ function versionDefinitions(spec: CustomResourceSpec, version: CustomResourceVer
   };
 }
 
-export function customResource(spec: CustomResourceSpec, keys: KeyLayout): CustomResource {
+export function customResource(spec: CustomResourceSpec, keys: KeyLayout, calls?: ConversionWebhookCalls): CustomResource {
   const storageVersion = spec.versions.find((v) => v.storage);
   if (!storageVersion || spec.versions.filter((v) => v.storage).length !== 1) throw new Error(`${spec.plural}.${spec.group}: exactly one version must be the storage version`);
   const listKind = spec.listKind ?? `${spec.kind}List`;
@@ -183,6 +191,8 @@ export function customResource(spec: CustomResourceSpec, keys: KeyLayout): Custo
   // An empty warning still marks the version deprecated (kube counts its requests), it only sends no header.
   const warnings = new Map(served.flatMap((v) => (v.warning !== undefined ? [[v.name, v.warning] as const] : [])));
   const selectable = [...new Set(spec.versions.flatMap((v) => v.selectableFields ?? []))];
+  // Read from storage: pruned and defaulted by the current schema, as kube's storage decoding does.
+  const fromStorage = (obj: KubeObject, info: ResourceInfo): KubeObject => structural.byVersion(info.version).decode(obj as JsonObject, { objectMeta: false }) as KubeObject;
   const descriptor: ResourceDescriptor = {
     group: spec.group,
     resource: spec.plural,
@@ -208,16 +218,40 @@ export function customResource(spec: CustomResourceSpec, keys: KeyLayout): Custo
     tablesByVersion: tables,
     fields: customFieldSupport(spec.namespaced, selectable),
     toStorage: toStorageVersion,
-    // Read from storage: pruned and defaulted by the current schema, as kube's storage decoding does.
-    toServed: (obj, info) => structural.byVersion(info.version).decode(toServedVersion(obj, info) as JsonObject, { objectMeta: false }) as KubeObject,
+    toServed: (obj, info) => fromStorage(toServedVersion(obj, info), info),
     subresources,
     bodyTypes: [JSON_TYPE, YAML_TYPE],
-    ...(spec.webhookConversion ? { unconvertibleVersions: new Set(served.filter((v) => v !== storageVersion).map((v) => v.name)) } : {}),
+    ...(spec.conversionWebhook ? { asyncConversion: webhookConversion(spec.conversionWebhook, listKind, fromStorage, calls) } : {}),
     ...(scalePaths ? { scale: customScale(scalePaths) } : {}),
     ...(warnings.size > 0 ? { versionWarnings: warnings } : {}),
     ...(spec.lifecycle ? { lifecycle: spec.lifecycle } : {}),
   };
   return { descriptor, versions };
+}
+
+/** Conversion through the CRD's webhook: a stored object (or a list's items) to a served version, a request's object to storage. */
+function webhookConversion(spec: ConversionWebhookSpec, listKind: string, fromStorage: (obj: KubeObject, info: ResourceInfo) => KubeObject, calls: ConversionWebhookCalls | undefined): AsyncConversion {
+  const unavailable = async (): Promise<never> => {
+    throw new Error(`conversion webhook for ${spec.crdName}: no webhook client`);
+  };
+  if (!calls) return { toServed: unavailable, toStorage: unavailable };
+  const webhook = new ConversionWebhook(spec, calls.clients, calls.observer);
+  return {
+    async toServed(objs, info, list) {
+      const apiVersion = apiVersionOf(info.group, info.version);
+      const converted = await webhook.convert(objs, apiVersion, list ? { listKind } : undefined);
+      return converted.map((o) => fromStorage({ apiVersion, kind: info.kind, ...withoutTypeMeta(o) }, info));
+    },
+    async toStorage(obj, info) {
+      const [stored] = await webhook.convert([obj], apiVersionOf(info.storage.group, info.storage.version));
+      return { apiVersion: apiVersionOf(info.storage.group, info.storage.version), kind: info.storage.kind, ...withoutTypeMeta(stored!) };
+    },
+  };
+}
+
+function withoutTypeMeta(obj: KubeObject): KubeObject {
+  const { apiVersion: _a, kind: _k, ...rest } = obj;
+  return rest;
 }
 
 /**

@@ -54,12 +54,24 @@ export interface ResourceDescriptor {
   readonly scale?: ScaleView;
   /** The Warning header of each deprecated served version (empty: deprecated, no header). */
   readonly versionWarnings?: ReadonlyMap<string, string>;
-  /** Served versions whose objects need a conversion this server cannot do yet (a CRD's conversion webhook): requests for them answer 501. */
-  readonly unconvertibleVersions?: ReadonlySet<string>;
+  /**
+   * A conversion that is a call and may fail (a CRD's conversion webhook):
+   * served versions other than the storage version convert through it
+   * instead of toServed/toStorage (handlers: ResourceScope.servedAll and
+   * storageOf).
+   */
+  readonly asyncConversion?: AsyncConversion;
   /** The only media types its POST and PUT bodies may have, where not every codec's (custom resources: JSON and YAML; kube answers others 415). */
   readonly bodyTypes?: readonly string[];
   /** State that changes while the resource is served: a CRD being deleted takes no creates. */
   readonly lifecycle?: { terminating: boolean };
+}
+
+/** Served version ↔ storage version through a call; errors are kube's conversion texts (plain Errors). */
+export interface AsyncConversion {
+  /** Stored objects as the served version, in one call; `list`: they are a list's items. */
+  toServed(objs: readonly KubeObject[], info: ResourceInfo, list: boolean): Promise<KubeObject[]>;
+  toStorage(obj: KubeObject, info: ResourceInfo): Promise<KubeObject>;
 }
 
 /** The rows of `as=Table` for one served version. */

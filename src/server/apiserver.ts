@@ -17,6 +17,8 @@ import { proxyToExtensionServer } from '../aggregator/proxy.js';
 import { ApiServiceRegistration, AutoregisterCompletion } from '../aggregator/registration.js';
 import { ServiceWatch } from '../registry/service-watch.js';
 import { ClusterIpServiceResolver, EndpointServiceResolver, type ServiceResolver } from '../registry/service-routing.js';
+import { ConversionWebhookMetrics } from '../registry/conversion-webhook.js';
+import { WebhookClients } from '../registry/webhook-client.js';
 import { AdmissionMetrics } from '../admission/metrics.js';
 import { ApiCatalog } from '../api/catalog.js';
 import type { ResourceInfo } from '../api/types.js';
@@ -53,7 +55,7 @@ import { HealthChecks } from '../observability/health.js';
 import { Metrics } from '../observability/metrics.js';
 import { PodSecurityPlugin } from '../admission/pod-security/plugin.js';
 import { Registry } from '../registry/registry.js';
-import { customResource, type CustomResourceSpec } from '../registry/custom-descriptors.js';
+import { customResource, type ConversionWebhookCalls, type CustomResourceSpec } from '../registry/custom-descriptors.js';
 import { DEFAULT_WATCH_CACHE_OPTIONS } from '../cache/watch-cache.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import { KeyLayout } from '../storage/keys.js';
@@ -160,6 +162,9 @@ export class ApiServer {
   private admission!: AdmissionChain;
   /** kube's admission step and controller latency histograms, on /metrics. */
   private readonly admissionMetrics = new AdmissionMetrics();
+  private readonly conversionMetrics = new ConversionWebhookMetrics();
+  /** CRD conversion webhooks' calls (built with the service routing, in start()). */
+  private conversionCalls: ConversionWebhookCalls | undefined;
   private server: Server | undefined;
   pki!: ServerPki;
   private readonly controllers: Controller[] = [];
@@ -336,7 +341,8 @@ export class ApiServer {
     this.controllers.push(...(this.options.controllers ?? []));
     // Every process serves the stored CRDs; their status and cleanup are the leader's (apiextensions-apiserver's controllers).
     const crds = this.registry.storeFor(this.catalog.knownResource('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!);
-    this.controllers.push(new CrdServing(crds, this.registry, this.logger, this.controllerShared));
+    this.conversionCalls = { clients: new WebhookClients(this.serviceRouting()), observer: this.conversionMetrics };
+    this.controllers.push(new CrdServing(crds, this.registry, this.logger, this.controllerShared, this.conversionCalls));
     this.controllers.push(this.leaderOnly('crd-naming', () => new CrdNaming(crds, this.client('kube-apiserver'), (group, plural) => this.registry.isAdded(group, plural))));
     this.controllers.push(this.leaderOnly('crd-finalizer', () => new CrdFinalizer(crds, this.client('kube-apiserver'), this.controllerShared)));
     this.startAggregation(crds);
@@ -398,7 +404,7 @@ export class ApiServer {
     // A stop() during start-up ends the loopback under the controllers' first writes: not a failure.
     this.controllersSynced.catch((err: unknown) => this.shuttingDown || this.logger.error(`controller start failed: ${(err as Error).message}`));
     const authnConfigMetrics = cfg.authnExtensions?.authenticationConfigFile ? this.tokenAuthn?.jwt?.metrics : undefined;
-    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, authnConfigMetrics, this.deprecatedApis, () => [...admission.plugins.flatMap((p) => (p instanceof PodSecurityPlugin ? p.counters() : [])), ...(this.tokenAuthn?.legacyTokenCounters.families() ?? [])], this.admissionMetrics, this.workQueueMetrics, cfg.featureGates), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery());
+    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, authnConfigMetrics, this.deprecatedApis, () => [...admission.plugins.flatMap((p) => (p instanceof PodSecurityPlugin ? p.counters() : [])), ...(this.tokenAuthn?.legacyTokenCounters.families() ?? [])], this.admissionMetrics, this.workQueueMetrics, cfg.featureGates, [this.conversionMetrics.duration]), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery());
     if (this.pki.admin && cfg.adminKubeconfig !== undefined) writeKubeconfig(cfg.adminKubeconfig, this.adminKubeconfig());
   }
 
@@ -414,8 +420,7 @@ export class ApiServer {
     const services = this.registry.storeFor(this.catalog.resource('', 'v1', 'services')!);
     const endpointSlices = this.registry.storeFor(this.catalog.knownResource('discovery.k8s.io', 'v1', 'endpointslices')!);
     const proxyClient = this.proxyClient;
-    const serviceLookup = cachedLookup(() => services);
-    const routing: ServiceResolver = cfg.enableAggregatorRouting ? new EndpointServiceResolver(serviceLookup, () => endpointSlices) : new ClusterIpServiceResolver(serviceLookup);
+    const routing = this.serviceRouting();
     this.aggregatedApis = new AggregatedApis(apiServices, routing, this.catalog, proxyClient, this.logger);
     this.controllers.push(this.aggregatedApis);
     const completion = new AutoregisterCompletion(apiServices, this.catalog, (group, resource) => this.registry.isAdded(group, resource));
@@ -433,13 +438,26 @@ export class ApiServer {
     );
   }
 
+  /** Where calls to a Service go (APIServices, CRD conversion webhooks): kube's resolver for --enable-aggregator-routing. */
+  private serviceRouting(): ServiceResolver {
+    if (this.routing) return this.routing;
+    const services = this.registry.storeFor(this.catalog.resource('', 'v1', 'services')!);
+    const serviceLookup = cachedLookup(() => services);
+    this.routing = this.config.enableAggregatorRouting
+      ? new EndpointServiceResolver(serviceLookup, () => this.registry.storeFor(this.catalog.knownResource('discovery.k8s.io', 'v1', 'endpointslices')!))
+      : new ClusterIpServiceResolver(serviceLookup);
+    return this.routing;
+  }
+
+  private routing: ServiceResolver | undefined;
+
   /**
    * Serves a type defined at run time (registry/custom-descriptors.ts): from
    * the next request on it is in discovery and OpenAPI and can be written,
    * read and watched. Call after start().
    */
   addCustomResource(spec: CustomResourceSpec): void {
-    const { descriptor, versions } = customResource(spec, this.registry.keyLayout);
+    const { descriptor, versions } = customResource(spec, this.registry.keyLayout, this.conversionCalls);
     this.registry.addResource(descriptor, versions);
   }
 
@@ -722,6 +740,7 @@ export class ApiServer {
     // The controllers' last writes finish before the store closes.
     await this.loopback.close();
     this.registry?.stop();
+    this.conversionCalls?.clients.close();
     if (this.server) {
       const server = this.server;
       await new Promise<void>((resolve) => {

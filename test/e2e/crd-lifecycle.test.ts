@@ -178,7 +178,7 @@ describe('CRD lifecycle over the API', () => {
     );
   });
 
-  it('versions behind a conversion webhook answer 501; the storage version is served', async () => {
+  it('versions behind a conversion webhook that is down: an empty list needs no call, an object answers 500; the storage version is served', async () => {
     const crd = gizmos([v('v1', true), v('v2', false)], {
       conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: 'https://127.0.0.1:1/convert' } } },
     });
@@ -189,8 +189,13 @@ describe('CRD lifecycle over the API', () => {
     await established('hooks.lifecycle.example.com');
     assert.equal((await http(c, 'GET', '/apis/lifecycle.example.com/v1/namespaces/default/hooks')).status, 200);
     const v2 = await http(c, 'GET', '/apis/lifecycle.example.com/v2/namespaces/default/hooks');
-    assert.equal(v2.status, 501);
-    assert.equal(v2.json.reason, 'NotImplemented');
+    assert.equal(v2.status, 200, 'nothing to convert (kube calls no webhook for an empty list)');
+    const made = await http(c, 'POST', '/apis/lifecycle.example.com/v1/namespaces/default/hooks', { body: { apiVersion: 'lifecycle.example.com/v1', kind: 'Hook', metadata: { name: 'h' } } });
+    assert.equal(made.status, 201, made.text);
+    const one = await http(c, 'GET', '/apis/lifecycle.example.com/v2/namespaces/default/hooks/h');
+    assert.equal(one.status, 500);
+    assert.equal(one.json.reason, 'InternalError');
+    assert.match(one.json.message, /^Internal error occurred: conversion webhook for lifecycle\.example\.com\/v1, Kind=Hook failed: Post "https:\/\/127\.0\.0\.1:1\/convert": /);
   });
 });
 

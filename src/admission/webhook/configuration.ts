@@ -1,3 +1,4 @@
+import { clientConfigOf, type ClientConfig } from '../../registry/webhook-client.js';
 import type { Authorizer } from '../../authz/authorizer.js';
 import type { KubeObject } from '../../machinery/object.js';
 import { MatchConditions, type MatchConditionSpec } from '../matching/match-conditions.js';
@@ -12,19 +13,7 @@ import type { LabelSelectorSpec } from '../matching/selectors.js';
  * compiled once per configuration change.
  */
 
-export interface ServiceReference {
-  namespace: string;
-  name: string;
-  path?: string;
-  port: number;
-}
-
-export interface ClientConfig {
-  url?: string;
-  service?: ServiceReference;
-  /** PEM bundle (decoded from caBundle); absent: the system's roots. */
-  caBundle?: string;
-}
+export type { ClientConfig, ServiceReference } from '../../registry/webhook-client.js';
 
 export interface Webhook extends WebhookCriteria {
   /** kube's accessor UID: `<configuration>/<webhook>/<index>`. */
@@ -62,18 +51,7 @@ export function webhooksOf(config: KubeObject, authorizer: Authorizer | undefine
   const hooks = Array.isArray(config.webhooks) ? (config.webhooks as StoredWebhook[]) : [];
   return hooks.map((h, i) => {
     const failurePolicy = h.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail';
-    const cc = h.clientConfig ?? {};
-    const clientConfig: ClientConfig = {};
-    if (cc.url) clientConfig.url = cc.url;
-    if (cc.service) {
-      clientConfig.service = {
-        namespace: cc.service.namespace ?? '',
-        name: cc.service.name ?? '',
-        ...(cc.service.path !== undefined ? { path: cc.service.path } : {}),
-        port: cc.service.port ?? 443,
-      };
-    }
-    if (cc.caBundle) clientConfig.caBundle = Buffer.from(cc.caBundle, 'base64').toString('utf8');
+    const clientConfig = clientConfigOf(h.clientConfig ?? {});
     const conditions = new MatchConditions(h.matchConditions ?? [], failurePolicy, authorizer);
     return {
       uid: `${configurationName}/${h.name ?? ''}/${i}`,

@@ -56,7 +56,7 @@ export async function handleScale(scope: ResourceScope, admission: AdmissionChai
   const ns = info.namespaced ? scope.namespace : undefined;
   if (ctx.method === 'GET' || ctx.method === 'HEAD') {
     const parent = await scope.store.get(ns, scope.name, getReadAt(ctx.query.get('resourceVersion') ?? undefined));
-    writeEncoded(ctx, 200, scaleOf(scope.toServed(parent)), neg.encoding, neg.contentType);
+    writeEncoded(ctx, 200, scaleOf(await scope.servedOne(parent)), neg.encoding, neg.contentType);
     return;
   }
   const optionsKind = ctx.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions';
@@ -77,11 +77,11 @@ export async function handleScale(scope: ResourceScope, admission: AdmissionChai
   // Both admission phases see Scale objects, as in kube: the mutating phase the
   // requested Scale before it is applied, the validating phase the Scales of
   // the parent as it will be stored and as it was (ScaleREST's validations).
-  const validate = (obj: KubeObject, old: KubeObject | undefined): Promise<void> =>
-    scope.admitValidating(admission, { ...admitted, object: scaleOf(scope.toServed(obj)), ...(old ? { oldObject: scaleOf(scope.toServed(old)) } : {}) });
+  const validate = async (obj: KubeObject, old: KubeObject | undefined): Promise<void> =>
+    scope.admitValidating(admission, { ...admitted, object: scaleOf(await scope.servedOne(obj)), ...(old ? { oldObject: scaleOf(await scope.servedOne(old)) } : {}) });
   const result = await scope.store.update(ns, { name: scope.name, dryRun: opts.dryRun, validate }, async (current) => {
     if (!current) throw notFound(scope.groupResource, scope.name);
-    const served = scope.toServed(current);
+    const served = await scope.servedOne(current);
     const oldScale = scaleOf(served);
     const scale = desiredScale(served);
     await scope.admitMutating(admission, { ...admitted, object: scale, oldObject: oldScale });
@@ -93,7 +93,7 @@ export async function handleScale(scope: ResourceScope, admission: AdmissionChai
     }
     const rv = scale.metadata?.resourceVersion;
     if (rv && rv !== served.metadata?.resourceVersion) throw conflict(scope.groupResource, scope.name);
-    return scope.toStorage(view.withReplicas(served, replicas ?? 0));
+    return scope.storageOf(view.withReplicas(served, replicas ?? 0));
   });
-  writeEncoded(ctx, 200, scaleOf(scope.toServed(result.object)), neg.encoding, neg.contentType);
+  writeEncoded(ctx, 200, scaleOf(await scope.servedOne(result.object)), neg.encoding, neg.contentType);
 }
