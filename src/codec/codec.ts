@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { dump } from 'js-yaml';
 import { JsonSyntaxError, parseJsonAst } from '../machinery/json-decode.js';
+import { stringifyJson } from '../machinery/deep-json.js';
 import { jsonNestingExceeds, MAX_NESTING_DEPTH } from '../machinery/nesting.js';
 import { constructYaml, parseYamlEvents } from './yaml-decode.js';
 import { isRecord as isPlainObject } from '../machinery/json.js';
@@ -16,7 +17,7 @@ import { decodeProtobufObject, encodeProtobufList, encodeProtobufObject, Protobu
 export function encode(value: unknown, encoding: Encoding, pretty = false): Buffer {
   if (encoding === YAML_TYPE) return Buffer.from(toYaml(value));
   if (encoding === PROTOBUF_TYPE) return encodeProtobuf(value);
-  return Buffer.from(pretty ? JSON.stringify(value, null, 2) + '\n' : JSON.stringify(value));
+  return Buffer.from(pretty ? stringifyJson(value, 2) + '\n' : stringifyJson(value));
 }
 
 /**

@@ -14,6 +14,7 @@ import { selectionFor } from './list.js';
 import { parseListParams } from './options.js';
 import type { ResourceScope } from './scope.js';
 import type { WatchStreams } from './watch-streams.js';
+import { stringifyJson } from '../machinery/deep-json.js';
 
 /** kube-apiserver's --min-request-timeout: watches without timeoutSeconds end after 30–60 minutes. */
 const MIN_REQUEST_TIMEOUT_SECONDS = 1800;
@@ -62,7 +63,7 @@ export async function handleWatch(scope: ResourceScope, streams: WatchStreams): 
     return served;
   };
   const frame = (type: string, object: Record<string, unknown>): Buffer =>
-    protobuf ? encodeWatchEvent(type, object) : Buffer.from(JSON.stringify({ type, object }) + '\n');
+    protobuf ? encodeWatchEvent(type, object) : Buffer.from(stringifyJson({ type, object }) + '\n');
   /** The event's frame as parts; in the object view, the cache's shared encoding of the object. */
   const eventParts = (e: WatcherEvent): Buffer[] => {
     if (!cachedBytes) return [frame(e.type, render(e.object))];

@@ -9,6 +9,7 @@
  */
 
 import { type JsonValue, isJsonObject } from './json-value.js';
+import { foldJson } from './deep-json.js';
 
 /** The dynamic Go type a decoded JSON value has in kube (ints are int64: PreserveInts). */
 export type GoType = 'nil' | 'map' | 'slice' | 'string' | 'bool' | 'int64' | 'float64';
@@ -270,12 +271,12 @@ export function goJsonNumber(n: number): string {
 
 /** Compact encoding/json text of a value; used for sizes, not for output. */
 export function goJsonEncode(v: JsonValue): string {
-  if (v === null) return 'null';
-  if (typeof v === 'string') return goJsonString(v);
-  if (typeof v === 'number') return goJsonNumber(v);
-  if (typeof v === 'boolean') return v ? 'true' : 'false';
-  if (Array.isArray(v)) return `[${v.map(goJsonEncode).join(',')}]`;
-  return `{${sortedKeys(v).map((k) => `${goJsonString(k)}:${goJsonEncode(v[k] as JsonValue)}`).join(',')}}`;
+  return foldJson<string>(v, {
+    leaf: (x) => (x === null ? 'null' : typeof x === 'string' ? goJsonString(x) : typeof x === 'number' ? goJsonNumber(x) : x ? 'true' : 'false'),
+    array: (_a, items) => `[${items.join(',')}]`,
+    object: (_o, keys, members) => `{${keys.map((k, i) => `${goJsonString(k)}:${members[i]!}`).join(',')}}`,
+    keysOf: sortedKeys,
+  });
 }
 
 /**
