@@ -51,6 +51,7 @@ export const FLAG_SPECS: FlagSpec[] = [
     help: "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. Disabled-by-default controllers: bootstrap-signer-controller, token-cleaner-controller, selinux-warning-controller. Capstan runs in-process only those listed in its README.",
   },
   { name: 'request-timeout', type: 'duration', default: '1m0s', help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.' },
+  { name: 'min-request-timeout', type: 'int', default: '1800', help: 'An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.' },
   { name: 'max-requests-inflight', type: 'int', default: '400', help: 'This and --max-mutating-requests-inflight are summed to determine the server\'s total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of non-mutating requests in flight, or a zero value disables the limit completely.' },
   { name: 'max-mutating-requests-inflight', type: 'int', default: '200', help: 'This and --max-requests-inflight are summed to determine the server\'s total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of mutating requests in flight, or a zero value disables the limit completely.' },
   {
@@ -124,6 +125,8 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
   if (maxRequestsInflight < 0) throw new FlagError('--max-requests-inflight can not be negative value');
   if (maxMutatingRequestsInflight < 0) throw new FlagError('--max-mutating-requests-inflight can not be negative value');
   if (requestTimeout < 0) throw new FlagError('--request-timeout can not be negative value');
+  const minRequestTimeout = p.values.get('min-request-timeout') as number;
+  if (minRequestTimeout < 0) throw new FlagError('--min-request-timeout can not be negative value');
   const authorizationModes = (p.values.get('authorization-mode') as string[]).filter((m) => m !== '');
   const authorizationErrors = validateAuthorizationFlags({
     modes: authorizationModes,
@@ -163,6 +166,7 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     leaderElectRetryPeriod: retry,
     ...(p.set.has('controllers') ? { controllers } : {}),
     requestTimeout,
+    minRequestTimeout,
     maxRequestsInflight,
     maxMutatingRequestsInflight,
     verbosity: p.values.get('v') as number,
