@@ -7,7 +7,7 @@ import { YAML_TYPE } from '../../src/codec/media-type.js';
 import { deepToYaml } from '../../src/codec/yaml-deep-encode.js';
 import { spliceDeepFlows } from '../../src/codec/yaml-deep-flow.js';
 import { jsonEqual, stringifyJson } from '../../src/machinery/deep-json.js';
-import { goJsonEncode } from '../../src/machinery/go-compat.js';
+import { goJsonEncode, goSprint, goSprintS } from '../../src/machinery/go-compat.js';
 import { cloneObject } from '../../src/machinery/object.js';
 
 /**
@@ -71,6 +71,14 @@ describe('deep values: JSON walks without recursion', () => {
     // Go sorts map keys: "m" before "n".
     assert.equal(goJsonEncode(JSON.parse('{"n":{"b":1,"a":[2]},"m":0}')), '{"m":0,"n":{"a":[2],"b":1}}');
     assert.equal(goJsonEncode(v as never).length, deepText(DEEP).length);
+  });
+
+  it("prints values as Go's fmt does at any depth (was: a strategic merge patch's error message overflowed, fuzz seed 11)", () => {
+    assert.equal(goSprint(JSON.parse('{"b":[1,2.5,null],"a":{"c":"x"}}')), 'map[a:map[c:x] b:[1 2.5 <nil>]]');
+    assert.equal(goSprintS(JSON.parse('[1,"s",null]')), '[%!s(int64=1) s %!s(<nil>)]');
+    const deep = JSON.parse(`${'{"a":'.repeat(DEEP)}1${'}'.repeat(DEEP)}`);
+    assert.equal(goSprint(deep), `${'map[a:'.repeat(DEEP)}1${']'.repeat(DEEP)}`);
+    assert.equal(goSprintS(deep).length, goSprint(deep).length + '%!s(int64=)'.length);
   });
 });
 
