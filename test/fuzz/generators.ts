@@ -337,7 +337,7 @@ export function toJson(v: Value): string {
 /**
  * YAML text; raw numbers become their closest float (or a string when out of
  * range) so no .inf/.nan is written, and deep RawJson goes in as a flow
- * collection (JSON is YAML) after the rest is dumped.
+ * collection (JSON is YAML), long strings double-quoted, after the rest is dumped.
  */
 export function toYamlText(v: Value): string {
   const deep: string[] = [];
@@ -350,14 +350,22 @@ export function toYamlText(v: Value): string {
 
 const DEEP_MARK = '@@deep-json-';
 
+/** js-yaml's plain-scalar check recurses with a string's length: long strings go in double-quoted after the dump. */
+const LONG_STRING = 16 * 1024;
+
+function yamlQuoted(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return JSON.stringify(s).replace(/[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 function replaceRawJson(v: Value, found: string[]): Value {
-  if (v instanceof RawJson) {
-    found.push(v.text);
+  if (v instanceof RawJson || (typeof v === 'string' && v.length >= LONG_STRING)) {
+    found.push(v instanceof RawJson ? v.text : yamlQuoted(v));
     return `${DEEP_MARK}${found.length - 1}`;
   }
   if (isLeaf(v)) return v;
   if (Array.isArray(v)) return v.map((x) => replaceRawJson(x ?? null, found));
-  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, replaceRawJson(x, found)]));
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k.length >= LONG_STRING ? (replaceRawJson(k, found) as string) : k, replaceRawJson(x, found)]));
 }
 
 /** YAML documents the limits work must bound: alias bombs, a self-referencing alias, special floats. */
