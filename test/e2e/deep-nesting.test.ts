@@ -137,6 +137,15 @@ describe('nesting depth: 10,000 levels work everywhere, 10,001 are refused as ku
     assert.equal(res.json.message, 'error converting YAML to JSON: yaml: line 6: exceeded max depth of 10000');
   });
 
+  it('a strategic merge patch with a deep $setElementOrder gets its 422, printed whole (was: 500 while printing it; fuzz seed 11)', async () => {
+    const cm = '/api/v1/namespaces/default/configmaps';
+    assert.equal((await send('POST', cm, '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"smp"}}', 'application/json')).status, 201);
+    const res = await send('PATCH', `${cm}/smp?fieldValidation=Strict&dryRun=All`, `{"apiVersion":null,"spec":{"$setElementOrder/ports":${KINDS.maps.nest(5000)}}}`, 'application/strategic-merge-patch+json');
+    assert.equal(res.status, 422, res.text.slice(0, 300));
+    assert.equal(res.json.reason, 'Invalid');
+    assert.ok(res.json.message.includes(`${'map[n:'.repeat(5000)}x${']'.repeat(5000)}`));
+  });
+
   it('no walk overflowed the stack on the way (the server log)', () => {
     assert.doesNotMatch(server.output(), /Maximum call stack size exceeded|RangeError/);
   });
