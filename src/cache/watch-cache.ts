@@ -520,31 +520,6 @@ export class WatchCache {
     return lo;
   }
 
-  /**
-   * Moves the encodings of every cached version (current objects and
-   * history) into fresh allocations. After a burst (many watchers' TLS
-   * buffers allocated and freed around the encodings of the writes made
-   * meanwhile) the surviving encodings sit above freed pages the C allocator
-   * can then not give back; copied now they fill the holes below, and the
-   * old copies, once collected, free the top of the heap. Returns bytes copied.
-   */
-  relocateEncodings(): number {
-    const seen = new Set<CachedObject>();
-    let bytes = 0;
-    const move = (o: CachedObject | undefined): void => {
-      if (o === undefined || seen.has(o)) return;
-      seen.add(o);
-      bytes += o.relocateEncodings();
-    };
-    for (const o of this.objects.values()) move(o);
-    for (let i = this.historyStart; i < this.history.length; i++) {
-      const e = this.history[i];
-      move(e?.object);
-      move(e?.prev);
-    }
-    return bytes;
-  }
-
   stats(now = Date.now()): WatchCacheStats {
     const first = this.history[this.historyStart];
     return {

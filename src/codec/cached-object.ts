@@ -34,20 +34,6 @@ export class CachedObject {
     return hit;
   }
 
-  /**
-   * Copies this version's encodings into new allocations and drops the old
-   * ones; returns the bytes copied. See WatchCache.relocateEncodings.
-   */
-  relocateEncodings(): number {
-    if (!this.encodings) return 0;
-    let bytes = 0;
-    for (const [variant, b] of this.encodings) {
-      this.encodings.set(variant, Buffer.from(b));
-      bytes += b.length;
-    }
-    return bytes;
-  }
-
   /** The same object as seen at another revision (a DELETED event carries the delete's revision). */
   atRevision(revision: number): CachedObject {
     const object: KubeObject = { ...this.object, metadata: { ...this.object.metadata, resourceVersion: String(revision) } };

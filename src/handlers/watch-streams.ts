@@ -28,9 +28,6 @@ export function defaultMaxWatchBufferedBytes(): number {
 /** Cut watchers are closed in slices of this much loop time, so many cuts never stall other work. */
 const CLOSE_SLICE_MS = 2;
 
-/** How long after the last cut of watchers afterCuts runs. */
-const AFTER_CUTS_MS = 15_000;
-
 /** Over the global bound, watchers are cut until the total is back under this share of it. */
 const SHED_TO = 0.9;
 
@@ -39,11 +36,6 @@ export interface WatchStreamsOptions {
   maxBufferedBytes: number;
   /** Aborted on shutdown: every watch ends. */
   shutdown: AbortSignal;
-  /**
-   * Called once cutting watchers has stopped for a while (their sockets gone):
-   * the server moves the watch caches' encodings then (WatchCache.relocateEncodings).
-   */
-  afterCuts?: () => void;
   /** --min-request-timeout in seconds (watch.ts's watchTimeoutMs); 1800 when not given. */
   minRequestTimeout?: number;
   limits?: Partial<WatchStreamLimits>;
@@ -176,15 +168,7 @@ export class WatchStreams implements WatchStreamCoordinator {
     }
   }
 
-  private afterCutsTimer: NodeJS.Timeout | undefined;
-
   private countTerminated(s: WatchStream): void {
-    if (this.opts.afterCuts) {
-      // After the last cut of a burst, once unread sockets are destroyed too (10 s).
-      clearTimeout(this.afterCutsTimer);
-      this.afterCutsTimer = setTimeout(() => this.opts.afterCuts?.(), AFTER_CUTS_MS);
-      this.afterCutsTimer.unref();
-    }
     const key = s.resource;
     const entry = this.terminated.get(key);
     if (entry) entry.count++;
@@ -209,7 +193,6 @@ export class WatchStreams implements WatchStreamCoordinator {
   }
 
   private endAll(): void {
-    clearTimeout(this.afterCutsTimer);
     for (const s of [...this.streams]) s.end();
   }
 }

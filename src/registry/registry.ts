@@ -53,13 +53,6 @@ export class Registry {
     return desc;
   }
 
-  /** WatchCache.relocateEncodings over every resource's cache; bytes copied. */
-  relocateEncodings(): number {
-    let bytes = 0;
-    for (const rs of this.stores.values()) bytes += rs.cache.relocateEncodings();
-    return bytes;
-  }
-
   storeFor(info: ResourceInfo): ResourceStore {
     const desc = this.descriptorFor(info);
     const id = `${desc.storage.group}/${desc.storage.resource}`;

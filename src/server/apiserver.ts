@@ -212,13 +212,7 @@ export class ApiServer {
     // As kube-apiserver: system:masters (the loopback client's group) is allowed before any other authorizer is asked.
     this.authz = new AuthorizationSetup(this.config, options.authorizers, this.logger);
     this.authorizer = this.authz.authorizer;
-    this.watchStreams = new WatchStreams({ maxBufferedBytes: this.config.maxWatchBufferedBytes ?? 0, shutdown: this.shutdownController.signal,
-      minRequestTimeout: this.config.minRequestTimeout,
-      afterCuts: () => {
-        const bytes = this.registry.relocateEncodings();
-        if (this.logger.v(2)) this.logger.info(`relocated ${bytes} bytes of cached encodings after cutting watchers`);
-      },
-    });
+    this.watchStreams = new WatchStreams({ maxBufferedBytes: this.config.maxWatchBufferedBytes ?? 0, shutdown: this.shutdownController.signal, minRequestTimeout: this.config.minRequestTimeout });
     this.handler = this.buildHandler();
     this.loopback = new LoopbackTransport((req, res) => this.handle(req, res), this.loopbackAuthenticator.token);
   }

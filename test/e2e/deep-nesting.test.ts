@@ -146,6 +146,13 @@ describe('nesting depth: 10,000 levels work everywhere, 10,001 are refused as ku
     assert.ok(res.json.message.includes(`${'map[n:'.repeat(5000)}x${']'.repeat(5000)}`));
   });
 
+  it("apply of a deep map where a scalar belongs: kube's untyped 500 naming the value (was: 'Maximum call stack size exceeded'; fuzz seed 12)", async () => {
+    const body = `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"deep-time","deletionTimestamp":{"t":${KINDS.maps.nest(5000)}}}}`;
+    const res = await send('PATCH', '/apis/rbac.authorization.k8s.io/v1/clusterroles/deep-time?fieldManager=deep', body, 'application/apply-patch+yaml');
+    assert.equal(res.status, 500, res.text.slice(0, 300));
+    assert.match(res.json.message, /^failed to create typed patch object \(\/deep-time; rbac.authorization.k8s.io\/v1, Kind=ClusterRole\): \.metadata\.deletionTimestamp: expected any scalar, got &\{map\[t:map\[n:/);
+  });
+
   it('no walk overflowed the stack on the way (the server log)', () => {
     assert.doesNotMatch(server.output(), /Maximum call stack size exceeded|RangeError/);
   });
