@@ -167,17 +167,22 @@ function untypedError(message: string): ApiError {
 
 /** Nulls the merge introduced vanish, as they do when kube converts the result back into its Go type. */
 function stripNewNulls(value: JsonValue, live: JsonValue | undefined): void {
-  if (Array.isArray(value)) {
-    for (const item of value) stripNewNulls(item, undefined);
-    return;
-  }
-  if (!isJsonObject(value)) return;
-  const l = isJsonObject(live) ? live : undefined;
-  for (const key of Object.keys(value)) {
-    const v = value[key] as JsonValue;
-    if (v === null) {
-      if (!(l && Object.prototype.hasOwnProperty.call(l, key) && l[key] === null)) delete value[key];
-    } else stripNewNulls(v, l?.[key]);
+  // An explicit stack: applied configurations nest as deep as bodies may (10,000 levels).
+  const work: Array<{ value: JsonValue; live: JsonValue | undefined }> = [{ value, live }];
+  for (let w = work.pop(); w !== undefined; w = work.pop()) {
+    const v = w.value;
+    if (Array.isArray(v)) {
+      for (const item of v) work.push({ value: item, live: undefined });
+      continue;
+    }
+    if (!isJsonObject(v)) continue;
+    const l = isJsonObject(w.live) ? w.live : undefined;
+    for (const key of Object.keys(v)) {
+      const child = v[key] as JsonValue;
+      if (child === null) {
+        if (!(l && Object.prototype.hasOwnProperty.call(l, key) && l[key] === null)) delete v[key];
+      } else work.push({ value: child, live: l?.[key] });
+    }
   }
 }
 

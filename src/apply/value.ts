@@ -10,6 +10,7 @@
  */
 import { compareGoStrings, formatFloatG, strconvQuote } from '../machinery/go-compat.js';
 import { type JsonObject, type JsonValue, isJsonObject } from '../machinery/json-value.js';
+import { jsonEqual } from '../machinery/deep-json.js';
 import { cloneObject } from '../machinery/object.js';
 
 export type { JsonObject, JsonValue } from '../machinery/json-value.js';
@@ -74,21 +75,7 @@ function compareMaps(a: JsonObject, b: JsonObject): number {
 
 /** value.Equals. */
 export function valuesEqual(a: JsonValue, b: JsonValue): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!valuesEqual(a[i] as JsonValue, b[i] as JsonValue)) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) {
-    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
-    if (!valuesEqual(a[k] as JsonValue, b[k] as JsonValue)) return false;
-  }
-  return true;
+  return jsonEqual(a, b);
 }
 
 /** value.ToString: how path elements render values (`[name="x"]`, `[=3]`). */

@@ -1,6 +1,7 @@
 import type { CachedObject } from './cached-object.js';
 import type { KubeObject } from '../machinery/object.js';
 import { encodeProtobufMessage, envelopeMessage, watchEventFrameHeader } from './protobuf/index.js';
+import { stringifyJson } from '../machinery/deep-json.js';
 
 /**
  * Bytes of cached objects (JSON, and protobuf for clients that prefer it),
@@ -20,7 +21,7 @@ export interface ServedType {
 export function jsonItemBytes(cached: CachedObject, served: ServedType): Buffer {
   return cached.encoded(`json-item:${served.apiVersion}`, (obj) => {
     const { apiVersion: _a, kind: _k, ...rest } = served.toServed(obj);
-    return Buffer.from(JSON.stringify(rest));
+    return Buffer.from(stringifyJson(rest));
   });
 }
 

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { dump } from 'js-yaml';
 import { JsonSyntaxError, parseJsonAst } from '../machinery/json-decode.js';
-import { jsonNestingExceeds, MAX_NESTING_DEPTH } from '../machinery/nesting.js';
-import { constructYaml, parseYamlEvents } from './yaml-decode.js';
+import { stringifyJson } from '../machinery/deep-json.js';
+import { firstNestedPast, jsonNestingExceeds, MAX_NESTING_DEPTH } from '../machinery/nesting.js';
+import { constructYaml, parseYaml } from './yaml-decode.js';
+import { deepToYaml } from './yaml-deep-encode.js';
 import { isRecord as isPlainObject } from '../machinery/json.js';
 import { CBOR_TYPE, JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from './media-type.js';
 import { encodeCbor } from './cbor/encode.js';
@@ -19,7 +21,7 @@ export function encode(value: unknown, encoding: Encoding, pretty = false): Buff
   if (encoding === YAML_TYPE) return Buffer.from(toYaml(value));
   if (encoding === PROTOBUF_TYPE) return encodeProtobuf(value);
   if (encoding === CBOR_TYPE) return encodeCbor(value);
-  return Buffer.from(pretty ? JSON.stringify(value, null, 2) + '\n' : JSON.stringify(value));
+  return Buffer.from(pretty ? stringifyJson(value, 2) + '\n' : stringifyJson(value));
 }
 
 /**
@@ -31,6 +33,16 @@ export function encode(value: unknown, encoding: Encoding, pretty = false): Buff
 const LONG_SCALAR_CHARS = 16 * 1024;
 
 export function toYaml(value: unknown): string {
+  try {
+    return toYamlShallow(value);
+  } catch (err) {
+    // js-yaml's dumper recurses: past a few thousand levels its RangeError means "too deep for it".
+    if (!(err instanceof RangeError)) throw err;
+    return deepToYaml(value, { compareKeys: compareUtf16, longScalarChars: LONG_SCALAR_CHARS, doubleQuoted: yamlDoubleQuoted });
+  }
+}
+
+function toYamlShallow(value: unknown): string {
   const long: string[] = [];
   const token = `capstan-long-scalar-${randomBytes(8).toString('hex')}-`;
   const prepared = withLongStringsReplaced(value, long, token);
@@ -113,6 +125,19 @@ export class DecodeError extends Error {
   }
 }
 
+/**
+ * YAML whose JSON conversion nests past encoding/json's limit; `jsonError` is
+ * that decoder's error, which callers wrap as kube's decoders do.
+ */
+export class JsonDepthError extends DecodeError {
+  readonly jsonError: string;
+  constructor(char: '{' | '[') {
+    const cause = `invalid character '${char}' exceeded max depth`;
+    super(`couldn't get version/kind; json parse error: ${cause}`);
+    this.jsonError = cause;
+  }
+}
+
 /** Protobuf for an object or a list (lists nest their items rather than enveloping each). */
 export function encodeProtobuf(value: unknown): Buffer {
   if (!isPlainObject(value)) throw new Error('only objects can be encoded as protobuf');
@@ -157,10 +182,14 @@ export function decode(body: Buffer, encoding: Encoding, expected?: Partial<Type
     // The core schema keeps timestamps as strings, as sigs.k8s.io/yaml's YAML→JSON
     // conversion does; YAML 1.1 `yes`/`on` booleans are read as strings.
     // Repeated keys are allowed here (the last wins); field validation reports them.
-    const docs = constructYaml(text, parseYamlEvents(text));
+    const docs = constructYaml(parseYaml(text));
     const nonEmpty = docs.filter((d) => d !== null && d !== undefined);
     if (nonEmpty.length > 1) throw new DecodeError('yaml: the request body contains more than one document');
-    return nonEmpty[0] ?? null;
+    const value = nonEmpty[0] ?? null;
+    // go-yaml bounds flow and block nesting apart; the JSON it converts to is then bounded as a whole.
+    const tooDeep = text.length > MAX_NESTING_DEPTH ? firstNestedPast(value, MAX_NESTING_DEPTH) : undefined;
+    if (tooDeep !== undefined) throw new JsonDepthError(tooDeep);
+    return value;
   } catch (err) {
     if (err instanceof DecodeError) throw err;
     throw new DecodeError(`error converting YAML to JSON: ${(err as Error).message.split('\n')[0]}`);

@@ -1,11 +1,13 @@
 import { CORE_SCHEMA, EVENT_ID, constructFromEvents, parseEvents } from 'js-yaml';
+import { randomBytes } from 'node:crypto';
 import { MAX_NESTING_DEPTH } from '../machinery/nesting.js';
+import { FlowDepthError, restoreDeepFlows, spliceDeepFlows, type SplicedYaml } from './yaml-deep-flow.js';
 
 /**
  * YAML request bodies with the limits sigs.k8s.io/yaml's decoder (its
  * go-yaml v2 fork) puts on them, and its error texts:
- * - nesting deeper than MAX_NESTING_DEPTH collections: `yaml: exceeded max depth of 1000`
- *   (go-yaml: 10000);
+ * - flow collections nested deeper than MAX_NESTING_DEPTH (go-yaml's max_flow_level, 10000):
+ *   `yaml: [line N: ]exceeded max depth of 10000`;
  * - aliases that expand to most of the document (a "billion laughs" bomb):
  *   `yaml: document contains excessive aliasing`, by go-yaml's own measure
  *   (decode operations inside aliases over all decode operations, allowed up
@@ -37,18 +39,38 @@ function allowedAliasRatio(decodeCount: number): number {
   return 0.99 - 0.89 * ((decodeCount - ALIAS_RATIO_RANGE_LOW) / (ALIAS_RATIO_RANGE_HIGH - ALIAS_RATIO_RANGE_LOW));
 }
 
-/** Parses YAML text into events; throws YamlLimitError past go-yaml's limits, js-yaml's exception on other bad input. */
-export function parseYamlEvents(source: string): YamlEvent[] {
+/** A YAML body parsed: the events of its text (deep flow collections taken out, see yaml-deep-flow.ts). */
+export interface ParsedYaml {
+  /** The text the events point into. */
+  source: string;
+  events: YamlEvent[];
+  /** Placeholder scalars of `source` → the deep flow collections they stand for. */
+  deep: Map<string, unknown> | undefined;
+}
+
+const DEEP_TOKEN = `capstan-deep-flow-${randomBytes(8).toString('hex')}-`;
+
+/** Parses YAML text; throws YamlLimitError past go-yaml's limits, js-yaml's exception on other bad input. */
+export function parseYaml(text: string): ParsedYaml {
+  let spliced: SplicedYaml | undefined;
+  try {
+    spliced = spliceDeepFlows(text, MAX_NESTING_DEPTH, DEEP_TOKEN);
+  } catch (err) {
+    // go-yaml's scanner error: `line N: ` only when the mark is past the first line.
+    if (err instanceof FlowDepthError) throw new YamlLimitError(`yaml: ${err.line === 0 ? '' : `line ${err.line + 1}: `}exceeded max depth of ${err.limit}`);
+    throw err;
+  }
+  const source = spliced?.source ?? text;
   let events: YamlEvent[];
   try {
-    // js-yaml allows maxDepth levels of collections, as go-yaml allows its 10000.
-    events = parseEvents(source, { maxDepth: MAX_NESTING_DEPTH });
+    // go-yaml bounds flow levels and block indents at MAX_NESTING_DEPTH each; js-yaml counts both together.
+    events = parseEvents(source, { maxDepth: 2 * MAX_NESTING_DEPTH });
   } catch (err) {
     if (err instanceof Error && err.message.startsWith('nesting exceeded maxDepth')) throw new YamlLimitError(`yaml: exceeded max depth of ${MAX_NESTING_DEPTH}`);
     throw err;
   }
   checkAliases(source, events);
-  return events;
+  return { source, events, deep: spliced?.values };
 }
 
 interface Frame {
@@ -121,8 +143,9 @@ function checkAliases(source: string, events: readonly YamlEvent[]): void {
  * go-yaml's non-strict decoder does). Throws YamlLimitError for a NaN or an
  * infinity, which sigs.k8s.io/yaml cannot turn into JSON.
  */
-export function constructYaml(source: string, events: YamlEvent[]): unknown[] {
-  const documents = constructFromEvents(events, { source, schema: CORE_SCHEMA, json: true });
+export function constructYaml(parsed: ParsedYaml): unknown[] {
+  let documents = constructFromEvents(parsed.events, { source: parsed.source, schema: CORE_SCHEMA, json: true });
+  if (parsed.deep !== undefined) documents = restoreDeepFlows(documents, parsed.deep);
   checkFinite(documents);
   return documents;
 }

@@ -1,4 +1,4 @@
-import { decode, DecodeError, isPlainObject } from '../codec/codec.js';
+import { decode, DecodeError, isPlainObject, JsonDepthError } from '../codec/codec.js';
 import { YAML_TYPE } from '../codec/media-type.js';
 import { CborDecodeError, decodeCbor, topLevelTypeName } from '../codec/cbor/decode.js';
 import type { AdmissionChain } from '../admission/admission.js';
@@ -167,6 +167,8 @@ function decodeApplyPatch(body: Buffer): KubeObject {
   try {
     applied = decode(body, YAML_TYPE);
   } catch (err) {
+    // sigs.k8s.io/yaml.Unmarshal: YAML to JSON, then encoding/json's decoder (its depth limit too).
+    if (err instanceof JsonDepthError) throw badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: ${err.jsonError}`);
     if (err instanceof DecodeError) throw badRequest(`error decoding YAML: ${err.message}`);
     throw err;
   }

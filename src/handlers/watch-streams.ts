@@ -36,6 +36,8 @@ export interface WatchStreamsOptions {
   maxBufferedBytes: number;
   /** Aborted on shutdown: every watch ends. */
   shutdown: AbortSignal;
+  /** --min-request-timeout in seconds (watch.ts's watchTimeoutMs); 1800 when not given. */
+  minRequestTimeout?: number;
   limits?: Partial<WatchStreamLimits>;
 }
 
@@ -51,6 +53,7 @@ interface BudgetRound {
 export class WatchStreams implements WatchStreamCoordinator {
   readonly limits: WatchStreamLimits;
   readonly maxBufferedBytes: number;
+  readonly minRequestTimeout: number;
   private readonly streams = new Set<WatchStream>();
   private total = 0;
   private readonly budgets = new Map<string, TimeBudget>();
@@ -65,6 +68,7 @@ export class WatchStreams implements WatchStreamCoordinator {
   constructor(private readonly opts: WatchStreamsOptions) {
     this.limits = { ...DEFAULT_WATCH_STREAM_LIMITS, ...opts.limits };
     this.maxBufferedBytes = opts.maxBufferedBytes > 0 ? opts.maxBufferedBytes : defaultMaxWatchBufferedBytes();
+    this.minRequestTimeout = opts.minRequestTimeout ?? 1800;
     opts.shutdown.addEventListener('abort', () => this.endAll(), { once: true });
   }
 

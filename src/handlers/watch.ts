@@ -13,12 +13,22 @@ import { parseFieldSelector } from '../machinery/selectors.js';
 import { ApiError, internalError, notAcceptable } from '../machinery/errors.js';
 import type { KubeObject } from '../machinery/object.js';
 import { selectionFor } from './list.js';
-import { parseListParams } from './options.js';
+import { MAX_WATCH_TIMEOUT_SECONDS, parseListParams } from './options.js';
 import type { ResourceScope } from './scope.js';
 import type { WatchStreams } from './watch-streams.js';
+import { stringifyJson } from '../machinery/deep-json.js';
 
-/** kube-apiserver's --min-request-timeout: watches without timeoutSeconds end after 30–60 minutes. */
-const MIN_REQUEST_TIMEOUT_SECONDS = 1800;
+/**
+ * How long a watch runs, by kube's watch handler: timeoutSeconds when given
+ * (0 counts as not given), else a random time in [min, 2·min) of
+ * --min-request-timeout (seconds) so that watches started together do not
+ * all end together; with neither, 0 (kube's context times out at once).
+ */
+export function watchTimeoutMs(timeoutSeconds: number | undefined, minRequestTimeout: number, random: () => number = Math.random): number {
+  if (timeoutSeconds !== undefined && timeoutSeconds !== 0) return timeoutSeconds * 1000;
+  if (minRequestTimeout <= 0) return 0;
+  return Math.floor(minRequestTimeout * 1000 * (random() + 1));
+}
 
 /** The cacher's bookmark rhythm: about every minute, and once more 2 s before the watch's deadline. */
 const BOOKMARK_FREQUENCY_MS = 60_000;
@@ -71,7 +81,7 @@ export async function handleWatch(scope: ResourceScope, streams: WatchStreams, w
     return served;
   };
   const frame = (type: string, object: Record<string, unknown>): Buffer =>
-    protobuf ? encodeWatchEvent(type, object) : cbor ? cborWatchEvent(type, object) : Buffer.from(JSON.stringify({ type, object }) + '\n');
+    protobuf ? encodeWatchEvent(type, object) : cbor ? cborWatchEvent(type, object) : Buffer.from(stringifyJson({ type, object }) + '\n');
   /** The event's frame as parts; in the object view, the cache's shared encoding of the object. */
   const eventParts = (e: WatcherEvent): Buffer[] => {
     if (!cachedBytes) return [frame(e.type, render(e.object))];
@@ -156,7 +166,8 @@ export async function handleWatch(scope: ResourceScope, streams: WatchStreams, w
       }
     });
   };
-  const timeoutMs = (params.timeoutSeconds ?? Math.floor(MIN_REQUEST_TIMEOUT_SECONDS * (1 + Math.random()))) * 1000;
+  // Capped where Node's timers end (options.ts caps timeoutSeconds the same way).
+  const timeoutMs = Math.min(watchTimeoutMs(params.timeoutSeconds, streams.minRequestTimeout), MAX_WATCH_TIMEOUT_SECONDS * 1000);
   const deadline = Date.now() + timeoutMs;
   timers.push(setTimeout(() => stream.end(), timeoutMs));
 

@@ -9,6 +9,7 @@
  */
 
 import { type JsonValue, isJsonObject } from './json-value.js';
+import { foldJson } from './deep-json.js';
 
 /** The dynamic Go type a decoded JSON value has in kube (ints are int64: PreserveInts). */
 export type GoType = 'nil' | 'map' | 'slice' | 'string' | 'bool' | 'int64' | 'float64';
@@ -111,24 +112,24 @@ function sortedKeys(obj: Record<string, unknown>): string[] {
   return Object.keys(obj).sort(compareGoStrings);
 }
 
-/** fmt.Sprintf("%v", v) for decoded JSON (maps print sorted, like fmt does). */
+/** fmt.Sprintf("%v", v) for decoded JSON (maps print sorted, like fmt does); values of any depth. */
 export function goSprint(v: JsonValue | undefined | readonly JsonValue[][]): string {
-  if (v === null || v === undefined) return '<nil>';
-  if (Array.isArray(v)) return `[${(v as JsonValue[]).map((x) => goSprint(x)).join(' ')}]`;
-  if (isJsonObject(v)) {
-    return `map[${sortedKeys(v).map((k) => `${k}:${goSprint(v[k])}`).join(' ')}]`;
-  }
-  if (typeof v === 'number') return Number.isInteger(v) ? formatInt(v) : formatFloatG(v);
-  return String(v);
+  return foldJson<string>(v, {
+    leaf: (x) => (x === null || x === undefined ? '<nil>' : typeof x === 'number' ? (Number.isInteger(x) ? formatInt(x) : formatFloatG(x)) : String(x)),
+    array: (_a, items) => `[${items.join(' ')}]`,
+    object: (_o, keys, members) => `map[${keys.map((k, i) => `${k}:${members[i]!}`).join(' ')}]`,
+    keysOf: sortedKeys,
+  });
 }
 
 /** fmt.Sprintf("%s", v): non-strings render as %!s(type=value). */
 export function goSprintS(v: JsonValue | undefined): string {
-  if (v === null || v === undefined) return '%!s(<nil>)';
-  if (typeof v === 'string') return v;
-  if (Array.isArray(v)) return `[${v.map((x) => goSprintS(x)).join(' ')}]`;
-  if (isJsonObject(v)) return `map[${sortedKeys(v).map((k) => `${k}:${goSprintS(v[k])}`).join(' ')}]`;
-  return `%!s(${goTypeOf(v)}=${goSprint(v)})`;
+  return foldJson<string>(v, {
+    leaf: (x) => (x === null || x === undefined ? '%!s(<nil>)' : typeof x === 'string' ? x : `%!s(${goTypeOf(x as JsonValue)}=${goSprint(x as JsonValue)})`),
+    array: (_a, items) => `[${items.join(' ')}]`,
+    object: (_o, keys, members) => `map[${keys.map((k, i) => `${k}:${members[i]!}`).join(' ')}]`,
+    keysOf: sortedKeys,
+  });
 }
 
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
@@ -270,12 +271,12 @@ export function goJsonNumber(n: number): string {
 
 /** Compact encoding/json text of a value; used for sizes, not for output. */
 export function goJsonEncode(v: JsonValue): string {
-  if (v === null) return 'null';
-  if (typeof v === 'string') return goJsonString(v);
-  if (typeof v === 'number') return goJsonNumber(v);
-  if (typeof v === 'boolean') return v ? 'true' : 'false';
-  if (Array.isArray(v)) return `[${v.map(goJsonEncode).join(',')}]`;
-  return `{${sortedKeys(v).map((k) => `${goJsonString(k)}:${goJsonEncode(v[k] as JsonValue)}`).join(',')}}`;
+  return foldJson<string>(v, {
+    leaf: (x) => (x === null ? 'null' : typeof x === 'string' ? goJsonString(x) : typeof x === 'number' ? goJsonNumber(x) : x ? 'true' : 'false'),
+    array: (_a, items) => `[${items.join(',')}]`,
+    object: (_o, keys, members) => `{${keys.map((k, i) => `${goJsonString(k)}:${members[i]!}`).join(',')}}`,
+    keysOf: sortedKeys,
+  });
 }
 
 /**

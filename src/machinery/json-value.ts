@@ -4,7 +4,9 @@
  * (`__proto__` must stay an ordinary own property, never a prototype switch).
  */
 
+import { jsonEqual } from './deep-json.js';
 import { isRecord } from './json.js';
+import { cloneObject } from './object.js';
 
 export type JsonPrimitive = null | boolean | number | string;
 export type JsonValue = JsonPrimitive | JsonValue[] | JsonObject;
@@ -44,31 +46,10 @@ export function copyObject(obj: JsonObject): JsonObject {
 }
 
 export function deepCopy(v: JsonValue): JsonValue {
-  if (Array.isArray(v)) return v.map(deepCopy);
-  if (isJsonObject(v)) {
-    const out: JsonObject = {};
-    for (const key of Object.keys(v)) setOwn(out, key, deepCopy(v[key] as JsonValue));
-    return out;
-  }
-  return v;
+  return cloneObject(v);
 }
 
 /** Structural equality (object key order ignored), as reflect.DeepEqual on decoded JSON. */
 export function deepEqual(a: JsonValue, b: JsonValue): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i] as JsonValue, b[i] as JsonValue)) return false;
-    return true;
-  }
-  if (isJsonObject(a)) {
-    if (!isJsonObject(b)) return false;
-    const ak = Object.keys(a);
-    if (ak.length !== Object.keys(b).length) return false;
-    for (const k of ak) {
-      if (!hasOwn(b, k) || !deepEqual(a[k] as JsonValue, b[k] as JsonValue)) return false;
-    }
-    return true;
-  }
-  return false;
+  return jsonEqual(a, b);
 }

@@ -1,13 +1,12 @@
+import { compareGoStrings } from './go-compat.js';
+
 /**
  * How deep request bodies, and the documents patches make of them, may nest
- * (objects and arrays, YAML or JSON).
- * go-yaml and Go's encoding/json stop at 10000, but here every walk of a
- * decoded value (js-yaml's parser and dumper, JSON.stringify, field
- * validation, cloning) is recursive, and js-yaml's parser alone overflows
- * the stack near 1600 levels: the limit is one every walk survives, and the
- * errors are kube's texts with this bound. No real object nests this deep.
+ * (objects and arrays, YAML or JSON): Go's encoding/json (and sigs.k8s.io/json)
+ * stops at 10000 levels, go-yaml at 10000 flow levels. Walks over decoded
+ * values must not recurse in JS past a few hundred levels (deep-json.ts).
  */
-export const MAX_NESTING_DEPTH = 1000;
+export const MAX_NESTING_DEPTH = 10000;
 
 /**
  * Whether valid JSON text nests objects and arrays deeper than `limit`: one
@@ -47,4 +46,23 @@ export function valueNestingExceeds(value: unknown, limit: number): boolean {
     }
   }
   return false;
+}
+
+/**
+ * The opening character of the first object or array deeper than `limit` in
+ * the order Go's json.Marshal writes the value (map keys sorted), or
+ * undefined: encoding/json's decoder reports that character ("invalid
+ * character '[' exceeded max depth") when YAML converted to JSON nests too deep.
+ */
+export function firstNestedPast(value: unknown, limit: number): '{' | '[' | undefined {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
+  while (stack.length > 0) {
+    const { value: v, depth } = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > limit) return Array.isArray(v) ? '[' : '{';
+    const children = Array.isArray(v) ? v : Object.keys(v).sort(compareGoStrings).map((k) => (v as Record<string, unknown>)[k]);
+    // Pushed last-first, so the first child is looked at first.
+    for (let i = children.length - 1; i >= 0; i--) stack.push({ value: children[i], depth: depth + 1 });
+  }
+  return undefined;
 }

@@ -46,24 +46,56 @@ export interface KubeObject {
  * objects several times.
  */
 export function cloneObject<T>(obj: T): T {
-  return copyJson(obj) as T;
+  return copyJson(obj, 0) as T;
 }
 
-function copyJson(v: unknown): unknown {
+/**
+ * Recursion is the fast way for the shallow objects every write copies; past
+ * RECURSION_LIMIT levels (a body may nest 10,000, see nesting.ts) the rest is
+ * copied with an explicit stack.
+ */
+const RECURSION_LIMIT = 200;
+
+function copyJson(v: unknown, depth: number): unknown {
   if (v === null || typeof v !== 'object') return v;
+  if (depth > RECURSION_LIMIT) return copyDeep(v);
   if (Array.isArray(v)) {
     const out: unknown[] = new Array(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = copyJson(v[i]);
+    for (let i = 0; i < v.length; i++) out[i] = copyJson(v[i], depth + 1);
     return out;
   }
   const src = v as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(src)) {
-    // A JSON key "__proto__" is data: define it, do not set the prototype.
-    if (k === '__proto__') Object.defineProperty(out, k, { value: copyJson(src[k]), enumerable: true, writable: true, configurable: true });
-    else out[k] = copyJson(src[k]);
-  }
+  for (const k of Object.keys(src)) setMember(out, k, copyJson(src[k], depth + 1));
   return out;
+}
+
+function setMember(out: Record<string, unknown>, k: string, value: unknown): void {
+  // A JSON key "__proto__" is data: define it, do not set the prototype.
+  if (k === '__proto__') Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+  else out[k] = value;
+}
+
+function copyDeep(root: object): unknown {
+  const shell = (v: object): unknown[] | Record<string, unknown> => (Array.isArray(v) ? new Array<unknown>(v.length) : {});
+  const top = shell(root);
+  const work: Array<{ src: object; out: unknown[] | Record<string, unknown> }> = [{ src: root, out: top }];
+  while (work.length > 0) {
+    const { src, out } = work.pop()!;
+    const copyChild = (child: unknown): unknown => {
+      if (child === null || typeof child !== 'object') return child;
+      const c = shell(child);
+      work.push({ src: child, out: c });
+      return c;
+    };
+    if (Array.isArray(src)) {
+      for (let i = 0; i < src.length; i++) (out as unknown[])[i] = copyChild(src[i]);
+    } else {
+      const rec = src as Record<string, unknown>;
+      for (const k of Object.keys(rec)) setMember(out as Record<string, unknown>, k, copyChild(rec[k]));
+    }
+  }
+  return top;
 }
 
 export function metaOf(obj: KubeObject): ObjectMeta {
@@ -92,23 +124,7 @@ export function nowMicroTimestamp(date = new Date()): string {
 }
 
 /** Deep equality of JSON values (key order ignored). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  if (ak.length !== bk.length) return false;
-  for (const k of ak) if (!jsonEqual(ao[k], bo[k])) return false;
-  return true;
-}
+export { jsonEqual } from './deep-json.js';
 
 /** The value at a path of nested objects, or undefined where the path breaks off. */
 export function valueAt(obj: unknown, ...path: string[]): unknown {

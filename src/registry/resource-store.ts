@@ -14,6 +14,7 @@ import { FeatureGates } from '../machinery/feature-gates.js';
 import type { CreateOptions, StatusStrategy, StoreHooks } from './descriptor.js';
 import { approvalUpdate } from './csr-approval.js';
 import { deletionFinalizers } from './gc-finalizers.js';
+import { stringifyJson } from '../machinery/deep-json.js';
 
 /**
  * The generic registry of one resource (kube-apiserver's genericregistry.Store):
@@ -161,9 +162,9 @@ export class ResourceStore {
     // Like kube-apiserver, the stored bytes carry no resourceVersion: the
     // store's revision is the source of truth.
     const meta = obj.metadata;
-    if (!meta || meta.resourceVersion === undefined) return JSON.stringify(obj);
+    if (!meta || meta.resourceVersion === undefined) return stringifyJson(obj);
     const { resourceVersion: _rv, ...rest } = meta;
-    return JSON.stringify({ ...obj, metadata: rest });
+    return stringifyJson({ ...obj, metadata: rest });
   }
 
   /** One object from the cache, read as `at` says (default: consistent). Shared: do not mutate. */

@@ -224,7 +224,7 @@ export class ApiServer {
     // As kube-apiserver: system:masters (the loopback client's group) is allowed before any other authorizer is asked.
     this.authz = new AuthorizationSetup(this.config, options.authorizers, this.logger);
     this.authorizer = this.authz.authorizer;
-    this.watchStreams = new WatchStreams({ maxBufferedBytes: this.config.maxWatchBufferedBytes ?? 0, shutdown: this.shutdownController.signal });
+    this.watchStreams = new WatchStreams({ maxBufferedBytes: this.config.maxWatchBufferedBytes ?? 0, shutdown: this.shutdownController.signal, minRequestTimeout: this.config.minRequestTimeout });
     this.handler = this.buildHandler();
     this.loopback = new LoopbackTransport((req, res) => this.handle(req, res), this.loopbackAuthenticator.token);
   }

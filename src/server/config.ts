@@ -51,6 +51,11 @@ export interface ServerConfig {
   leaderElectRetryPeriod: number;
   /** Milliseconds (--request-timeout): the longest a request's body may take to arrive; 0: no bound. */
   requestTimeout: number;
+  /**
+   * Seconds (--min-request-timeout): a watch without timeoutSeconds ends after a random time in
+   * [this, twice this); 0: such a watch ends at once, as kube's context of zero timeout does.
+   */
+  minRequestTimeout: number;
   /** --max-requests-inflight: get/list requests served at once (watches not counted); 0: no limit. */
   maxRequestsInflight: number;
   /** --max-mutating-requests-inflight: other requests served at once; 0: no limit. */

@@ -53,6 +53,7 @@ export const FLAG_SPECS: FlagSpec[] = [
   },
   { name: 'legacy-service-account-token-clean-up-period', type: 'duration', default: '8760h0m0s', help: 'The period of time since the last usage of an legacy service account token before it can be deleted.' },
   { name: 'request-timeout', type: 'duration', default: '1m0s', help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.' },
+  { name: 'min-request-timeout', type: 'int', default: '1800', help: 'An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.' },
   { name: 'max-requests-inflight', type: 'int', default: '400', help: 'This and --max-mutating-requests-inflight are summed to determine the server\'s total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of non-mutating requests in flight, or a zero value disables the limit completely.' },
   { name: 'max-mutating-requests-inflight', type: 'int', default: '200', help: 'This and --max-requests-inflight are summed to determine the server\'s total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of mutating requests in flight, or a zero value disables the limit completely.' },
   {
@@ -129,6 +130,8 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
   if (maxRequestsInflight < 0) throw new FlagError('--max-requests-inflight can not be negative value');
   if (maxMutatingRequestsInflight < 0) throw new FlagError('--max-mutating-requests-inflight can not be negative value');
   if (requestTimeout < 0) throw new FlagError('--request-timeout can not be negative value');
+  const minRequestTimeout = p.values.get('min-request-timeout') as number;
+  if (minRequestTimeout < 0) throw new FlagError('--min-request-timeout can not be negative value');
   const authorizationModes = (p.values.get('authorization-mode') as string[]).filter((m) => m !== '');
   const authorizationErrors = validateAuthorizationFlags({
     modes: authorizationModes,
@@ -169,6 +172,7 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     ...(p.set.has('controllers') ? { controllers } : {}),
     ...(p.set.has('legacy-service-account-token-clean-up-period') ? { legacyServiceAccountTokenCleanUpPeriod: cleanUpPeriod } : {}),
     requestTimeout,
+    minRequestTimeout,
     maxRequestsInflight,
     maxMutatingRequestsInflight,
     verbosity: p.values.get('v') as number,

@@ -302,13 +302,10 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzSummary> {
         opts.progress?.(summary.cases);
       }
     });
-    try {
-      await fc.assert(property, { seed: opts.seed, numRuns: Math.ceil(opts.cases / IN_FLIGHT) });
-    } catch (err) {
-      // fast-check's message has the shrunk batch and replay path; the failed check is its cause.
-      const cause = (err as Error).cause;
-      throw new FuzzFailure(`${(err as Error).message}\n${cause instanceof Error ? cause.message : String(cause ?? '')}`);
-    }
+    // fc.check rather than fc.assert: fast-check's own report stringifies the failing values
+    // (recursively, and a generated body can be any size); ours prints each request as text.
+    const details = await fc.check(property, { seed: opts.seed, numRuns: Math.ceil(opts.cases / IN_FLIGHT) });
+    if (details.failed) throw new FuzzFailure(describeRun(details));
     opts.progress?.(summary.cases);
     const after = await snapshot(client);
     for (const [path, body] of before) {
@@ -324,6 +321,17 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzSummary> {
     await server.stop();
   }
   return summary;
+}
+
+/** A failed run: how to replay it, the shrunk batch as request texts, and the failed check. */
+function describeRun(details: fc.RunDetails<[FuzzRequest[]]>): string {
+  const batch = details.counterexample?.[0] ?? [];
+  const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance ?? '');
+  return [
+    `property failed after ${details.numRuns} batches (seed ${details.seed}, path "${details.counterexamplePath ?? ''}", shrunk ${details.numShrinks} times)`,
+    ...batch.map((r, i) => `batch request ${i + 1}: ${describeRequest(r)}`),
+    error,
+  ].join('\n');
 }
 
 export function formatSummary(s: FuzzSummary): string {

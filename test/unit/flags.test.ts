@@ -162,6 +162,7 @@ describe('serve configuration', () => {
       leaderElectRetryPeriod: 2000,
       requestTimeout: 60_000,
       maxRequestsInflight: 400,
+      minRequestTimeout: 1800,
       maxMutatingRequestsInflight: 200,
       verbosity: 0,
       featureGates: FeatureGates.defaults(),
@@ -208,6 +209,14 @@ describe('serve configuration', () => {
     assert.equal(config.maxMutatingRequestsInflight, 7);
     assert.throws(() => configFromFlags(['--max-requests-inflight=-1'], cwd), /--max-requests-inflight can not be negative value/);
     assert.throws(() => configFromFlags(['--max-mutating-requests-inflight=-1'], cwd), /--max-mutating-requests-inflight can not be negative value/);
+  });
+
+  it('--min-request-timeout: kube default 1800 seconds, 0 allowed, negative refused with kube\'s text', () => {
+    assert.equal(configFromFlags([], cwd).config.minRequestTimeout, 1800);
+    assert.equal(defaultConfig().minRequestTimeout, 1800);
+    assert.equal(configFromFlags(['--min-request-timeout=0'], cwd).config.minRequestTimeout, 0);
+    assert.equal(configFromFlags(['--min-request-timeout', '60'], cwd).config.minRequestTimeout, 60);
+    assert.throws(() => configFromFlags(['--min-request-timeout=-1'], cwd), { message: '--min-request-timeout can not be negative value' });
   });
 
   it('--feature-gates: kube syntax, later values win, AllowUnsafeMalformedObjectDeletion off by default (alpha in 1.36)', () => {

@@ -9,6 +9,19 @@ import { YAML_TYPE } from '../../src/codec/media-type.js';
 
 const decodeYaml = (text: string): unknown => decode(Buffer.from(text), YAML_TYPE);
 
+/** Levels of objects and arrays, counted without recursion. */
+function depthOf(v: unknown): number {
+  let max = 0;
+  const work: Array<[unknown, number]> = [[v, 0]];
+  for (let w = work.pop(); w !== undefined; w = work.pop()) {
+    const [x, d] = w;
+    if (x === null || typeof x !== 'object') continue;
+    max = Math.max(max, d + 1);
+    for (const c of Object.values(x)) work.push([c, d + 1]);
+  }
+  return max;
+}
+
 function decodeError(text: string): string {
   try {
     decodeYaml(text);
@@ -73,12 +86,18 @@ describe('YAML decoding limits, as go-yaml v2 (issue 10)', () => {
     assert.equal(decodeError('a: [-.Inf]\n'), 'error converting YAML to JSON: json: unsupported value: -Inf');
   });
 
-  it('bounds nesting at decode, for YAML and JSON alike', () => {
-    assert.deepEqual(decodeYaml(`a: ${'['.repeat(999)}${']'.repeat(999)}\n`) !== undefined, true);
-    assert.equal(decodeError(`a: ${'['.repeat(1000)}${']'.repeat(1000)}\n`), 'error converting YAML to JSON: yaml: exceeded max depth of 1000');
-    const json = (depth: number): Buffer => Buffer.from(`${'['.repeat(depth)}${']'.repeat(depth)}`);
-    assert.ok(Array.isArray(decode(json(1000), 'application/json')));
-    assert.throws(() => decode(json(1001), 'application/json'), { message: "couldn't get version/kind; json parse error: invalid character '[' exceeded max depth" });
+  it("bounds nesting at decode as kube does: go-yaml's 10,000 flow levels, then encoding/json's 10,000 levels of the converted JSON", () => {
+    const arrays = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    assert.equal(depthOf(decodeYaml(`a: ${arrays(9999)}\n`)), 10000);
+    // 10,000 flow levels are go-yaml's limit, but under a mapping the JSON is 10,001 deep.
+    assert.equal(decodeError(`a: ${arrays(10000)}\n`), "couldn't get version/kind; json parse error: invalid character '[' exceeded max depth");
+    assert.equal(decodeError(`a: ${arrays(10001)}\n`), 'error converting YAML to JSON: yaml: exceeded max depth of 10000');
+    // go-yaml names the line when the mark is past the first one.
+    assert.equal(decodeError(`x: 1\na: ${arrays(10001)}\n`), 'error converting YAML to JSON: yaml: line 2: exceeded max depth of 10000');
+    assert.equal(depthOf(decodeYaml(arrays(10000))), 10000);
+    const json = (depth: number): Buffer => Buffer.from(arrays(depth));
+    assert.equal(depthOf(decode(json(10000), 'application/json')), 10000);
+    assert.throws(() => decode(json(10001), 'application/json'), { message: "couldn't get version/kind; json parse error: invalid character '[' exceeded max depth" });
     // Brackets inside strings are text, not nesting.
     assert.deepEqual(decode(Buffer.from(JSON.stringify({ s: '['.repeat(5000) })), 'application/json'), { s: '['.repeat(5000) });
   });

@@ -9,6 +9,7 @@ import { extractorOf, fieldMessage, type Field, type Message } from './descripto
 import { ProtobufEncodeError } from './errors.js';
 import { parseGoDuration, parseRfc3339 } from './wellknown.js';
 import { Writer, WIRE_BYTES, WIRE_VARINT } from './wire.js';
+import { stringifyJson } from '../../machinery/deep-json.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -187,7 +188,7 @@ function encodeSpecial(w: Writer, msg: Message, v: unknown, path: string): void 
     case 'fieldsv1':
     case 'rawextension': {
       w.uint32((1 << 3) | WIRE_BYTES);
-      w.string(JSON.stringify(v));
+      w.string(stringifyJson(v));
       return;
     }
     default:

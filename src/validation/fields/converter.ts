@@ -23,6 +23,7 @@ import type { JsonValue } from '../../machinery/json-value.js';
 import { strconvQuote } from '../../machinery/go-compat.js';
 import { scanJson } from './json-scan.js';
 import { type FieldType, Kind } from './schema.js';
+import { stringifyJson } from '../../machinery/deep-json.js';
 
 export interface ConvertResult {
   /** Sorted `unknown field "..."` messages; empty when `error` is set. */
@@ -81,7 +82,7 @@ class Converter {
         return;
       case Kind.Bytes:
         if (typeof v === 'string') {
-          const scan = scanJson(JSON.stringify(v), t, { strict: false });
+          const scan = scanJson(stringifyJson(v), t, { strict: false });
           if (scan.error !== undefined) throw new ConvertError(`error decoding from json: ${scan.error}`);
           return;
         }

@@ -26,7 +26,6 @@ import { base64Error, intLiteralFits, floatLiteralFits, RFC3339, RFC3339_MICRO, 
 import { ANY, type FieldRef, type FieldType, Kind, STRING, listOf } from './schema.js';
 
 /** interface{} lists hold interface{} items. */
-const ANY_LIST = listOf(ANY);
 
 export interface ScanOptions {
   /** Collect unknown and duplicate fields (the strict decoder kube uses for Warn and Strict). */
@@ -455,9 +454,7 @@ class Scanner {
         this.time(c, t.kind === Kind.Time ? RFC3339 : RFC3339_MICRO);
         return;
       case Kind.Any:
-        if (c === 0x7b) this.map(ANY);
-        else if (c === 0x5b) this.list(ANY_LIST);
-        else this.skip();
+        this.anyValue();
         return;
       case Kind.SchemaOrBool:
         if (c === 0x7b) this.nested(t.elem);
@@ -542,6 +539,78 @@ class Scanner {
       this.depth--;
     } while (this.nextMember());
     this.dupTop = base;
+  }
+
+  /**
+   * An interface{} value: what map(ANY) and list(ANY_LIST) do, with an
+   * explicit stack, since free-form data may nest as deep as a body may
+   * (10,000 levels) and nothing above it bounds the recursion.
+   */
+  private anyValue(): void {
+    interface Open {
+      list: boolean;
+      base: number;
+      big: Map<string, number> | undefined;
+      index: number;
+    }
+    const open: Open[] = [];
+    let entering = true;
+    for (;;) {
+      if (entering) {
+        this.ws();
+        const c = this.s.charCodeAt(this.i);
+        if (c === 0x7b && this.openObject()) {
+          const frame: Open = { list: false, base: this.dupTop, big: undefined, index: 0 };
+          open.push(frame);
+          this.anyMember(frame);
+          continue;
+        }
+        if (c === 0x5b) {
+          this.i++;
+          this.ws();
+          if (this.s.charCodeAt(this.i) !== 0x5d) {
+            open.push({ list: true, base: 0, big: undefined, index: 0 });
+            this.push(Frame.Index, '', 0, '');
+            this.noteNullElement(ANY);
+            continue;
+          }
+          this.i++;
+        } else if (c !== 0x7b) this.skip();
+      }
+      // A value is complete: step its container on to the next member or item, or close it.
+      const top = open[open.length - 1];
+      if (top === undefined) return;
+      this.depth--;
+      entering = false;
+      if (top.list) {
+        this.ws();
+        const c = this.s.charCodeAt(this.i);
+        this.i++;
+        if (c === 0x2c) {
+          this.push(Frame.Index, '', ++top.index, '');
+          this.noteNullElement(ANY);
+          entering = true;
+        } else if (c === 0x5d) open.pop();
+        else throw new MalformedJsonError(this.i - 1);
+      } else if (this.nextMember()) {
+        this.anyMember(top);
+        entering = true;
+      } else {
+        this.dupTop = top.base;
+        open.pop();
+      }
+    }
+  }
+
+  /** An interface{} object's next key, as map(ANY) reads it: duplicates counted, its path frame pushed. */
+  private anyMember(frame: { base: number; big: Map<string, number> | undefined }): void {
+    const key = this.memberKey();
+    if (this.strict) {
+      if (this.seenBefore(frame.base, key, 0, frame.big) >= 0) this.strictError('duplicate field', key);
+      frame.big = this.maybeBig(frame.base, frame.big);
+    }
+    this.push(Frame.Key, key, 0, '');
+    this.noteNullElement(ANY);
   }
 
   private noteNullElement(elem: FieldType): void {

@@ -17,7 +17,7 @@
  */
 
 import { EVENT_ID, FAILSAFE_SCHEMA, constructFromEvents, type parseEvents } from 'js-yaml';
-import { constructYaml, parseYamlEvents } from '../../codec/yaml-decode.js';
+import { constructYaml, parseYaml } from '../../codec/yaml-decode.js';
 import { formatFloatG } from '../../machinery/go-compat.js';
 import { strconvQuote } from '../../machinery/go-compat.js';
 
@@ -159,7 +159,8 @@ function lineAt(source: string, offset: number): number {
  * in yaml.v2's order. Throws js-yaml's exception when the text is not YAML.
  */
 export function yamlDuplicateKeys(source: string): string[] {
-  return duplicateKeysOf(source, parseYamlEvents(source));
+  const parsed = parseYaml(source);
+  return duplicateKeysOf(parsed.source, parsed.events);
 }
 
 /**
@@ -170,9 +171,9 @@ export function yamlDuplicateKeys(source: string): string[] {
  * Throws js-yaml's exception when the text is not YAML.
  */
 export function decodeYamlWithDuplicates(source: string): { documents: unknown[]; duplicateKeys: string[] } {
-  const events = parseYamlEvents(source);
-  const documents = constructYaml(source, events);
-  return { documents, duplicateKeys: duplicateKeysOf(source, events) };
+  const parsed = parseYaml(source);
+  const documents = constructYaml(parsed);
+  return { documents, duplicateKeys: duplicateKeysOf(parsed.source, parsed.events) };
 }
 
 function duplicateKeysOf(source: string, events: readonly YamlEvent[]): string[] {
