@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { independentCborDecode } from '../helpers/cbor.js';
 import { encodeCbor } from '../../src/codec/cbor/encode.js';
-import { CborDecodeError, decodeCbor, decodeCborSequence } from '../../src/codec/cbor/decode.js';
+import { CBOR_MAX_DEPTH, CborDecodeError, decodeCbor, decodeCborSequence } from '../../src/codec/cbor/decode.js';
 import fc from 'fast-check';
 import { decodeCborObjectBody } from '../../src/codec/cbor/body.js';
 import { MAX_NESTING_DEPTH } from '../../src/machinery/nesting.js';
@@ -77,12 +77,12 @@ describe('CBOR decoding with kube decoder checks', () => {
     assert.equal(dec('3b 0000000000000001'), -2);
   });
   it('bounds nesting before building anything', () => {
-    const deep = Buffer.concat([Buffer.alloc(MAX_NESTING_DEPTH + 1, 0x81), Buffer.from([0x01])]);
-    assert.throws(() => decodeCbor(deep, MAX_NESTING_DEPTH), { message: `cbor: exceeded max nested level ${MAX_NESTING_DEPTH}` });
-    const ok = Buffer.concat([Buffer.alloc(MAX_NESTING_DEPTH, 0x81), Buffer.from([0x01])]);
+    const deep = Buffer.concat([Buffer.alloc(CBOR_MAX_DEPTH + 1, 0x81), Buffer.from([0x01])]);
+    assert.throws(() => decodeCbor(deep, MAX_NESTING_DEPTH), { message: `cbor: exceeded max nested level ${CBOR_MAX_DEPTH}` });
+    const ok = Buffer.concat([Buffer.alloc(CBOR_MAX_DEPTH, 0x81), Buffer.from([0x01])]);
     assert.ok(Array.isArray(decodeCbor(ok, MAX_NESTING_DEPTH)));
     // Indefinite-length containers count as well.
-    assert.throws(() => decodeCbor(Buffer.alloc(100_000, 0x9f), MAX_NESTING_DEPTH), { message: `cbor: exceeded max nested level ${MAX_NESTING_DEPTH}` });
+    assert.throws(() => decodeCbor(Buffer.alloc(100_000, 0x9f), MAX_NESTING_DEPTH), { message: `cbor: exceeded max nested level ${CBOR_MAX_DEPTH}` });
   });
   it('reports truncation, emptiness and trailing bytes', () => {
     assert.throws(() => decodeCbor(Buffer.alloc(0), MAX_NESTING_DEPTH), { message: 'EOF' });

@@ -412,8 +412,15 @@ function rfc3339Nano(seconds: number): string {
  * throws CborDecodeError with kube's text. `maxDepth` bounds the nesting of
  * maps and arrays (see machinery/nesting.ts).
  */
+/**
+ * The Builder recurses once per level, so CBOR bodies stop at this depth even
+ * where JSON's limit (machinery/nesting.ts) is deeper; kube's CBOR decoder
+ * allows 65,535 levels.
+ */
+export const CBOR_MAX_DEPTH = 1000;
+
 export function decodeCbor(data: Buffer, maxDepth: number): unknown {
-  checkWellFormed(data, maxDepth);
+  checkWellFormed(data, Math.min(maxDepth, CBOR_MAX_DEPTH));
   return new Builder(data).value();
 }
 
