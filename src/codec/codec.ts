@@ -5,6 +5,7 @@ import { jsonNestingExceeds, MAX_NESTING_DEPTH } from '../machinery/nesting.js';
 import { constructYaml, parseYamlEvents } from './yaml-decode.js';
 import { isRecord as isPlainObject } from '../machinery/json.js';
 import { JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from './media-type.js';
+import { goJsonText } from './go-json.js';
 import { decodeProtobufObject, encodeProtobufList, encodeProtobufObject, ProtobufCodecError, type TypeInfo } from './protobuf/index.js';
 
 /**
@@ -16,7 +17,21 @@ import { decodeProtobufObject, encodeProtobufList, encodeProtobufObject, Protobu
 export function encode(value: unknown, encoding: Encoding, pretty = false): Buffer {
   if (encoding === YAML_TYPE) return Buffer.from(toYaml(value));
   if (encoding === PROTOBUF_TYPE) return encodeProtobuf(value);
-  return Buffer.from(pretty ? JSON.stringify(value, null, 2) + '\n' : JSON.stringify(value));
+  // Every JSON body ends with a newline, as Go's json.Encoder writes it.
+  return Buffer.from(jsonText(value, pretty) + '\n');
+}
+
+/**
+ * JSON text of a value: built-in kinds (and Status, lists, discovery
+ * documents) as kube's Go structs encode them (go-json.ts), anything else as
+ * it is.
+ */
+export function jsonText(value: unknown, pretty = false): string {
+  if (isPlainObject(value)) {
+    const go = goJsonText(value, pretty ? { indent: 2 } : {});
+    if (go !== undefined) return go;
+  }
+  return pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value);
 }
 
 /**

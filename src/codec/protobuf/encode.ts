@@ -120,7 +120,7 @@ function encodeMap(w: Writer, f: Field, v: unknown, path: string): void {
  * UTF-8 byte order is code point order. UTF-16 unit order agrees except that a
  * surrogate (a code point above U+FFFF) must sort after every BMP character.
  */
-function compareUtf8(a: string, b: string): number {
+export function compareUtf8(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const x = a.charCodeAt(i);
