@@ -21,7 +21,7 @@
  * Custom resources and kinds without a descriptor are written as stored.
  */
 import { quantityString } from '../api/quantity.js';
-import { fieldMessage, findKind, type Field, type Message } from './protobuf/descriptor.js';
+import { fieldMessage, findKind, messageOf, type Field, type Message } from './protobuf/descriptor.js';
 import { compareUtf8 } from './protobuf/encode.js';
 import { formatGoDuration, formatRfc3339, GO_ZERO_TIME_SECONDS, parseGoDuration, parseRfc3339 } from './protobuf/wellknown.js';
 
@@ -286,4 +286,29 @@ function goTime(text: string, micro: boolean): string | null {
   if (t === undefined) return text;
   if (t.seconds === GO_ZERO_TIME_SECONDS && t.nanos === 0) return null;
   return formatRfc3339(t.seconds, t.nanos, micro);
+}
+
+/**
+ * apiequality.Semantic.DeepEqual of two JSON values of the Go type `typeName`
+ * (a message full name, e.g. "k8s.io.api.core.v1.PodTemplateSpec"): equal
+ * when they decode to equal Go values, so an absent value struct equals `{}`,
+ * an absent non-omitempty scalar its zero, and nil slices and maps empty ones
+ * (the forked reflect.DeepEqual kube uses treats those as equal).
+ */
+export function goSemanticEqual(typeName: string, a: unknown, b: unknown): boolean {
+  const msg = messageOf(typeName);
+  const walk: Walk = { ordered: false };
+  return JSON.stringify(pruneEmpty(messageValue(msg, a ?? {}, walk))) === JSON.stringify(pruneEmpty(messageValue(msg, b ?? {}, walk)));
+}
+
+function pruneEmpty(v: unknown): unknown {
+  if (v instanceof GoMapEntries) return pruneEmpty(Object.fromEntries(v.entries));
+  if (Array.isArray(v)) return v.length === 0 ? undefined : v.map((x) => pruneEmpty(x) ?? null);
+  if (v === null || typeof v !== 'object') return v ?? undefined;
+  const out: JsonObject = {};
+  for (const [k, x] of Object.entries(v as JsonObject)) {
+    const p = pruneEmpty(x);
+    if (p !== undefined) out[k] = p;
+  }
+  return Object.keys(out).length === 0 ? undefined : out;
 }
