@@ -422,6 +422,11 @@ export function generate(sharedRoot: string): GenerateResult {
     metaKinds[k] = `${META_V1}.${k}`;
   }
 
+  // Served by every group as a view (Accept as=…) but with no OpenAPI definition: they embed TypeMeta.
+  for (const name of [`${META_V1}.PartialObjectMetadata`, `${META_V1}.PartialObjectMetadataList`, `${META_V1}.TableOptions`, `${META_V1BETA1}.PartialObjectMetadataList`]) {
+    if (messages[name]) messages[name]!.typeMeta = true;
+  }
+
   // A type with TypeMeta but no OpenAPI definition (unserved versions, review types): its
   // fixture's JSON shows kind. Check the fixtures resolve while at it.
   const testdata = join(api, 'testdata', 'HEAD');

@@ -64,10 +64,11 @@ export function goJsonText(obj: JsonObject, opts: { item?: boolean; indent?: num
   if (msg === undefined || msg.special !== undefined) return undefined;
   const walk: Walk = { ordered: false };
   const out: JsonObject = {};
-  if (!opts.item && msg.typeMeta) {
-    // TypeMeta: kind and apiVersion, both omitempty.
-    if (typeof kind === 'string' && kind !== '') out['kind'] = kind;
-    if (typeof apiVersion === 'string' && apiVersion !== '') out['apiVersion'] = apiVersion;
+  if (!opts.item) {
+    // TypeMeta: kind and apiVersion, both omitempty; a type without TypeMeta (WatchEvent) has neither.
+    const typeMeta = msg.typeMeta || obj['kind'] !== undefined;
+    if (typeMeta && typeof kind === 'string' && kind !== '') out['kind'] = kind;
+    if (typeMeta && typeof apiVersion === 'string' && apiVersion !== '') out['apiVersion'] = apiVersion;
   }
   writeStruct(msg, obj, out, walk);
   return stringify(out, walk, opts.indent);
@@ -262,6 +263,12 @@ function messageValue(m: Message, v: unknown, walk: Walk): unknown {
     case undefined: {
       if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
       const out: JsonObject = {};
+      if (m.typeMeta && !hasOwnKindField(m)) {
+        // An embedded object's TypeMeta (PartialObjectMetadata list items) is written when set.
+        const o = v as JsonObject;
+        if (typeof o['kind'] === 'string' && o['kind'] !== '') out['kind'] = o['kind'];
+        if (typeof o['apiVersion'] === 'string' && o['apiVersion'] !== '') out['apiVersion'] = o['apiVersion'];
+      }
       writeStruct(m, v as JsonObject, out, walk);
       return out;
     }
@@ -278,6 +285,11 @@ function messageValue(m: Message, v: unknown, walk: Walk): unknown {
       // intorstring, fieldsv1, rawextension, array: written as they are.
       return v;
   }
+}
+
+/** OwnerReference and the like carry kind/apiVersion as their own fields, not as an embedded TypeMeta. */
+function hasOwnKindField(m: Message): boolean {
+  return m.fields.some((f) => f.name === 'kind' || f.name === 'apiVersion');
 }
 
 /** metav1.Time / MicroTime MarshalJSON: UTC, seconds or six fractional digits; the zero time as null. */
