@@ -22,6 +22,8 @@ import { fileURLToPath } from 'node:url';
 import {
   FIELD_INLINE,
   FIELD_MAP,
+  FIELD_OMITEMPTY,
+  FIELD_OMITZERO,
   FIELD_POINTER,
   FIELD_REPEATED,
   FIELD_REQUIRED,
@@ -31,6 +33,7 @@ import {
   type SpecialKind,
 } from '../src/codec/protobuf/descriptor-types.js';
 import { GO_POINTER_FIELDS } from '../src/codec/protobuf/go-pointer-fields.js';
+import { GO_NOT_OMITEMPTY, GO_OMITZERO, GO_POINTER_STRUCTS, GO_REQUIRED_OMITEMPTY, GO_VALUE_STRUCTS } from '../src/codec/protobuf/go-json-facts.js';
 
 const OUTPUT = 'src/codec/protobuf/generated/k8s-proto.json';
 const SCALARS = new Set(['string', 'int32', 'int64', 'bool', 'bytes']);
@@ -114,6 +117,9 @@ interface ParsedField {
   type: string;
   name: string;
   number: number;
+  /** The field's comment carries `+optional` / `+required` (kube-openapi's tags, copied from the Go source). */
+  optionalTag: boolean;
+  requiredTag: boolean;
 }
 
 interface ParsedMessage {
@@ -157,10 +163,10 @@ function parseProto(text: string, path: string): ParsedFile {
       messages.push(current);
       current = undefined;
     } else if ((m = /^(optional|repeated)\s+([\w.]+)\s+(\w+)\s*=\s*(\d+);$/.exec(line))) {
-      current.fields.push({ label: m[1] as 'optional' | 'repeated', type: m[2]!, name: m[3]!, number: Number(m[4]) });
+      current.fields.push({ label: m[1] as 'optional' | 'repeated', type: m[2]!, name: m[3]!, number: Number(m[4]), ...commentTags(comments) });
     } else if ((m = /^map<\s*(\w+)\s*,\s*([\w.]+)\s*>\s+(\w+)\s*=\s*(\d+);$/.exec(line))) {
       if (m[1] !== 'string') throw new Error(`${where}: map key type ${m[1]} is not supported`);
-      current.fields.push({ label: 'map', type: m[2]!, name: m[3]!, number: Number(m[4]) });
+      current.fields.push({ label: 'map', type: m[2]!, name: m[3]!, number: Number(m[4]), ...commentTags(comments) });
     } else {
       throw new Error(`${where}: unsupported construct inside message ${current.name}: ${line}`);
     }
@@ -169,6 +175,13 @@ function parseProto(text: string, path: string): ParsedFile {
   if (current !== undefined) throw new Error(`${path}: unterminated message ${current.name}`);
   if (pkg === '') throw new Error(`${path}: no package`);
   return { pkg, path, messages };
+}
+
+function commentTags(comments: readonly string[]): { optionalTag: boolean; requiredTag: boolean } {
+  return {
+    optionalTag: comments.some((c) => /^\/\/\s*\+optional\s*$/.test(c)),
+    requiredTag: comments.some((c) => /^\/\/\s*\+required\s*$/.test(c)),
+  };
 }
 
 function findProtos(dir: string): string[] {
@@ -212,6 +225,54 @@ function pointerKeys(full: string): string[] {
 function apiDir(pkg: string): string | undefined {
   const m = /^k8s\.io\.api\.(\w+)\.\w+$/.exec(pkg);
   return m ? m[1] : undefined;
+}
+
+// ---------------------------------------------------------------------------
+// Go json facts (go-json-facts.ts)
+
+type FactTable = Record<string, readonly string[]>;
+
+/** The fact tables, looked up by message and JSON name; remembers which entries matched a field. */
+class FactTables {
+  private readonly used = new Set<string>();
+  constructor(private readonly tables: Record<string, FactTable>) {}
+
+  has(table: string, full: string, name: string): boolean {
+    const t = this.tables[table]!;
+    const key = pointerKeys(full).find((k) => t[k] !== undefined);
+    if (key === undefined || !t[key]!.includes(name)) return false;
+    this.used.add(`${table} ${key}.${name}`);
+    return true;
+  }
+
+  unused(): string[] {
+    const out: string[] = [];
+    for (const [table, t] of Object.entries(this.tables)) {
+      for (const [key, names] of Object.entries(t)) for (const n of names) if (!this.used.has(`${table} ${key}.${n}`)) out.push(`${table}: ${key}.${n} matches no field`);
+    }
+    return out;
+  }
+}
+
+const VALUE_STRUCT_TYPES = new Set([`${META_V1}.ObjectMeta`, `${META_V1}.ListMeta`]);
+
+/**
+ * FIELD_OMITEMPTY, FIELD_OMITZERO and (for messages) FIELD_POINTER of one
+ * field, by the rules in go-json-facts.ts and its exceptions.
+ */
+function goJsonFlags(full: string, f: ParsedField, name: string, type: string, def: OpenApiDef | undefined, required: Set<string>, facts: FactTables): number {
+  let omitempty: boolean;
+  if (f.optionalTag) omitempty = !facts.has('GO_NOT_OMITEMPTY', full, name);
+  else if (f.requiredTag) omitempty = facts.has('GO_REQUIRED_OMITEMPTY', full, name);
+  else omitempty = def === undefined ? true : !required.has(name);
+  let flags = omitempty ? FIELD_OMITEMPTY : 0;
+  if (facts.has('GO_OMITZERO', full, name)) flags |= FIELD_OMITZERO;
+  if (f.label === 'optional' && !SCALARS.has(type)) {
+    const valueByRule = VALUE_STRUCT_TYPES.has(type) || name === 'spec' || name === 'status';
+    const value = valueByRule ? !facts.has('GO_POINTER_STRUCTS', full, name) : facts.has('GO_VALUE_STRUCTS', full, name);
+    if (!value) flags |= FIELD_POINTER;
+  }
+  return flags;
 }
 
 // ---------------------------------------------------------------------------
@@ -306,6 +367,7 @@ export function generate(sharedRoot: string): GenerateResult {
 
   const messages: Record<string, MessageDesc> = {};
   const pointerUsed = new Set<string>();
+  const facts = new FactTables({ GO_NOT_OMITEMPTY, GO_REQUIRED_OMITEMPTY, GO_OMITZERO, GO_VALUE_STRUCTS, GO_POINTER_STRUCTS });
   const noDef: string[] = [];
   for (const full of [...parsed.keys()].sort()) {
     const { pkg, msg } = parsed.get(full)!;
@@ -332,6 +394,7 @@ export function generate(sharedRoot: string): GenerateResult {
         flags |= FIELD_POINTER;
         pointerUsed.add(`${pointerKey!}.${name}`);
       }
+      if ((flags & FIELD_INLINE) === 0 && special === undefined) flags |= goJsonFlags(full, f, name, type, def, required, facts);
       return [name, f.number, type, flags];
     });
     if (def === undefined && special === undefined) noDef.push(full);
@@ -349,6 +412,7 @@ export function generate(sharedRoot: string): GenerateResult {
   // meta/v1beta1.PartialObjectMetadata is a Go alias of the v1 type, registered in v1beta1 too.
   messages[`${META_V1BETA1}.PartialObjectMetadata`] = messages[`${META_V1}.PartialObjectMetadata`]!;
 
+  warnings.push(...facts.unused());
   for (const [key, names] of Object.entries(GO_POINTER_FIELDS)) {
     for (const n of names) if (!pointerUsed.has(`${key}.${n}`)) warnings.push(`pointer table: ${key}.${n} matches no field`);
   }
@@ -372,6 +436,11 @@ export function generate(sharedRoot: string): GenerateResult {
   for (const k of META_KINDS) {
     if (!messages[`${META_V1}.${k}`]) throw new Error(`meta kind ${k} has no message`);
     metaKinds[k] = `${META_V1}.${k}`;
+  }
+
+  // Served by every group as a view (Accept as=…) but with no OpenAPI definition: they embed TypeMeta.
+  for (const name of [`${META_V1}.PartialObjectMetadata`, `${META_V1}.PartialObjectMetadataList`, `${META_V1}.TableOptions`, `${META_V1BETA1}.PartialObjectMetadataList`]) {
+    if (messages[name]) messages[name]!.typeMeta = true;
   }
 
   // A type with TypeMeta but no OpenAPI definition (unserved versions, review types): its

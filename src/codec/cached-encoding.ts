@@ -2,6 +2,7 @@ import type { CachedObject } from './cached-object.js';
 import type { KubeObject } from '../machinery/object.js';
 import { encodeProtobufMessage, envelopeMessage, watchEventFrameHeader } from './protobuf/index.js';
 import { stringifyJson } from '../machinery/deep-json.js';
+import { goJsonText } from './go-json.js';
 
 /**
  * Bytes of cached objects (JSON, and protobuf for clients that prefer it),
@@ -17,15 +18,22 @@ export interface ServedType {
   toServed(obj: KubeObject): KubeObject;
 }
 
-/** A list item: the served object without apiVersion/kind, as kube encodes typed list items. */
+/**
+ * A list item: the served object without apiVersion/kind, as kube encodes
+ * typed list items; a built-in kind as its Go struct writes it (go-json.ts),
+ * made here once per object version.
+ */
 export function jsonItemBytes(cached: CachedObject, served: ServedType): Buffer {
   return cached.encoded(`json-item:${served.apiVersion}`, (obj) => {
-    const { apiVersion: _a, kind: _k, ...rest } = served.toServed(obj);
+    const object = served.toServed(obj);
+    const go = goJsonText(object, { item: true, apiVersion: served.apiVersion, kind: served.kind });
+    if (go !== undefined) return Buffer.from(go);
+    const { apiVersion: _a, kind: _k, ...rest } = object;
     return Buffer.from(stringifyJson(rest));
   });
 }
 
-/** A whole object: kind and apiVersion first, then the item's fields. */
+/** A whole object: kind and apiVersion first, then the item's fields (no newline: watch events embed it). */
 export function jsonObjectBytes(cached: CachedObject, served: ServedType): Buffer {
   return cached.encoded(`json-object:${served.apiVersion}`, () => {
     const item = jsonItemBytes(cached, served);
@@ -35,6 +43,9 @@ export function jsonObjectBytes(cached: CachedObject, served: ServedType): Buffe
 }
 
 const COMMA = Buffer.from(',');
+/** json.Encoder ends every value with a newline. */
+export const JSON_NEWLINE = Buffer.from('\n');
+const LIST_END = Buffer.from(']}\n');
 
 /**
  * `{"kind":"<Kind>List","apiVersion":…,"metadata":…,"items":[…]}` from cached
@@ -47,7 +58,7 @@ export function jsonListParts(listKind: string, apiVersion: string, listMeta: Re
     if (i > 0) parts.push(COMMA);
     parts.push(b);
   });
-  parts.push(Buffer.from(']}'));
+  parts.push(LIST_END);
   return parts;
 }
 

@@ -9,6 +9,7 @@ import { isRecord as isPlainObject } from '../machinery/json.js';
 import { CBOR_TYPE, JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from './media-type.js';
 import { encodeCbor } from './cbor/encode.js';
 import { CborBodyError, decodeCborObjectBody } from './cbor/body.js';
+import { goJsonText } from './go-json.js';
 import { decodeProtobufObject, encodeProtobufList, encodeProtobufObject, ProtobufCodecError, type TypeInfo } from './protobuf/index.js';
 
 /**
@@ -21,7 +22,21 @@ export function encode(value: unknown, encoding: Encoding, pretty = false): Buff
   if (encoding === YAML_TYPE) return Buffer.from(toYaml(value));
   if (encoding === PROTOBUF_TYPE) return encodeProtobuf(value);
   if (encoding === CBOR_TYPE) return encodeCbor(value);
-  return Buffer.from(pretty ? stringifyJson(value, 2) + '\n' : stringifyJson(value));
+  // Every JSON body ends with a newline, as Go's json.Encoder writes it.
+  return Buffer.from(jsonText(value, pretty) + '\n');
+}
+
+/**
+ * JSON text of a value: built-in kinds (and Status, lists, discovery
+ * documents) as kube's Go structs encode them (go-json.ts), anything else as
+ * it is.
+ */
+export function jsonText(value: unknown, pretty = false): string {
+  if (isPlainObject(value)) {
+    const go = goJsonText(value, pretty ? { indent: 2 } : {});
+    if (go !== undefined) return go;
+  }
+  return pretty ? stringifyJson(value, 2) : stringifyJson(value);
 }
 
 /**

@@ -1,12 +1,12 @@
 import { tableFor } from '../registry/descriptor.js';
-import { jsonObjectBytes, protobufObjectBytes } from '../codec/cached-encoding.js';
+import { JSON_NEWLINE, jsonObjectBytes, protobufObjectBytes } from '../codec/cached-encoding.js';
 import { CBOR_TYPE, JSON_TYPE, PROTOBUF_TYPE } from '../codec/media-type.js';
 import { cborObjectBytes } from '../codec/cbor/cached.js';
 import type { View } from '../codec/negotiate.js';
 import { parseIncludeObject, partialObjectMetadata, table } from '../codec/views.js';
 import { getReadAt } from '../cache/read-semantics.js';
 import type { KubeObject } from '../machinery/object.js';
-import { writeBody, writeEncoded } from '../http/respond.js';
+import { writeBody, writeEncoded, writeParts } from '../http/respond.js';
 import type { ResourceScope } from './scope.js';
 
 /** GET of one object from the watch cache, in the requested view (object, Table, PartialObjectMetadata). */
@@ -20,7 +20,7 @@ export async function handleGet(scope: ResourceScope): Promise<void> {
     return;
   }
   if (neg.view.kind === 'object' && neg.encoding === JSON_TYPE && !ctx.pretty) {
-    writeBody(ctx, 200, jsonObjectBytes(cached, scope.served), neg.contentType);
+    writeParts(ctx, 200, [jsonObjectBytes(cached, scope.served), JSON_NEWLINE], neg.contentType);
     return;
   }
   if (neg.view.kind === 'object' && neg.encoding === PROTOBUF_TYPE) {

@@ -159,7 +159,7 @@ function encodeStatus(status: Status, enc: Encoding, pretty: boolean): { body: B
   try {
     return { body: encode(status, enc, pretty), contentType: enc };
   } catch {
-    return { body: Buffer.from(JSON.stringify(status)), contentType: JSON_TYPE };
+    return { body: Buffer.from(JSON.stringify(status) + '\n'), contentType: JSON_TYPE };
   }
 }
 

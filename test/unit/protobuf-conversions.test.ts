@@ -3,6 +3,7 @@
  * checked against hand-built wire bytes of what Go's marshallers write.
  * These run without ../shared (the descriptors are committed).
  */
+import { goJsonText } from '../../src/codec/go-json.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
@@ -62,6 +63,8 @@ function rawOf(enveloped: Buffer): Buffer {
     pos += n;
   }
 }
+/** What Go's JSON of the object is (the decoded protobuf of a Go-written message says the same). */
+const goJson = (obj: Record<string, unknown>): unknown => JSON.parse(goJsonText(obj)!);
 const hasBytes = (hay: Buffer, needle: number[]): boolean => hay.includes(Buffer.from(needle));
 
 /** ObjectMeta as go-to-protobuf writes a value with only a name set: every non-pointer field, zero or not. */
@@ -85,7 +88,7 @@ describe('protobuf envelope', () => {
     assert.equal(got.kind, 'Namespace');
     assert.equal(got.apiVersion, 'v1');
     assert.equal(got.contentType, '');
-    assert.equal(JSON.stringify(got.object), '{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"foo","creationTimestamp":null},"spec":{},"status":{}}');
+    assert.equal(JSON.stringify(got.object), '{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"foo"},"spec":{},"status":{}}');
   });
 
   it('uses the defaults for an envelope without type, and reports missing kinds like kube', () => {
@@ -94,7 +97,7 @@ describe('protobuf envelope', () => {
     assert.deepEqual(decodeProtobufObject(noType, { apiVersion: 'v1', kind: 'ConfigMap' }).object, {
       kind: 'ConfigMap',
       apiVersion: 'v1',
-      metadata: { name: 'cm', creationTimestamp: null },
+      metadata: { name: 'cm' },
     });
     assert.throws(() => decodeProtobufObject(noType), (e: unknown) => e instanceof ProtobufMissingKindError && /Object 'Kind' is missing in 'runtime.TypeMeta\{APIVersion:"", Kind:""\}'/.test(e.message));
     assert.throws(() => decodeProtobufObject(envelope('', 'ConfigMap', raw)), ProtobufMissingKindError);
@@ -131,14 +134,15 @@ describe('protobuf envelope', () => {
     assert.deepEqual(decodeProtobufObject(envelope('v1', 'ConfigMap', raw)).object, {
       kind: 'ConfigMap',
       apiVersion: 'v1',
-      metadata: { name: 'cm', creationTimestamp: null },
+      metadata: { name: 'cm' },
       data: { k: 'v' },
     });
   });
 
   it('writes the envelope Go writes', () => {
+    // every non-pointer ObjectMeta field is written, zero or not (go-to-protobuf's Marshal)
     const got = encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } });
-    assert.deepEqual(got, envelope('v1', 'ConfigMap', ld(1, ld(1, 'a'))));
+    assert.deepEqual(got, envelope('v1', 'ConfigMap', ld(1, kubectlMeta('a'))));
   });
 });
 
@@ -151,10 +155,14 @@ describe('protobuf conversions', () => {
     const dec = decodeProtobufObject(envelope('v1', 'ConfigMap', ld(1, [...ld(1, 'a'), ...ld(8, [...vint(1, secs), ...vint(2, 999)])])));
     assert.equal((dec.object['metadata'] as Record<string, unknown>)['creationTimestamp'], '2008-01-01T01:01:01Z');
     const zero = decodeProtobufObject(envelope('v1', 'ConfigMap', ld(1, [...ld(1, 'a'), ...ld(8, vint(1, -62135596800))])));
-    assert.equal((zero.object['metadata'] as Record<string, unknown>)['creationTimestamp'], null);
-    // a null time is simply not written
+    // creationTimestamp has omitzero (1.33+): the zero time is left out; another zero Time is null
+    assert.ok(!('creationTimestamp' in (zero.object['metadata'] as Record<string, unknown>)));
+    const event = decodeProtobufObject(envelope('v1', 'Event', [...ld(1, ld(1, 'e')), ...ld(6, vint(1, -62135596800)), ...ld(7, [])]));
+    assert.equal(event.object['firstTimestamp'], null);
+    assert.equal(event.object['lastTimestamp'], null);
+    // a null time is the zero Time, written empty (a value struct)
     const nul = encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', creationTimestamp: null } });
-    assert.deepEqual(rawOf(nul), Buffer.from(ld(1, ld(1, 'a'))));
+    assert.deepEqual(rawOf(nul), Buffer.from(ld(1, kubectlMeta('a'))));
     assert.throws(() => encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { creationTimestamp: 'yesterday' } }), ProtobufEncodeError);
   });
 
@@ -205,7 +213,7 @@ describe('protobuf conversions', () => {
     const cr = { apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name: 'r' }, data: { spec: { a: 1 } }, revision: 2 };
     const raw = rawOf(encodeProtobufObject(cr));
     assert.ok(hasBytes(raw, ld(2, ld(1, '{"spec":{"a":1}}'))));
-    assert.deepEqual(decodeProtobufObject(encodeProtobufObject(cr)).object, cr);
+    assert.deepEqual(decodeProtobufObject(encodeProtobufObject(cr)).object, goJson(cr));
     const bad = envelope('apps/v1', 'ControllerRevision', ld(2, ld(1, '{not json')));
     assert.throws(() => decodeProtobufObject(bad), (e: unknown) => e instanceof ProtobufDecodeError && /RawExtension does not hold JSON/.test(e.message));
   });
@@ -254,7 +262,8 @@ describe('protobuf conversions', () => {
     // paused is a plain bool with omitempty.
     const spec = [...vint(1, 0), ...vint(5, 0), ...vint(7, 0)];
     const dec = decodeProtobufObject(envelope('apps/v1', 'Deployment', [...ld(1, kubectlMeta('d')), ...ld(2, spec)]));
-    assert.deepEqual(dec.object['spec'], { replicas: 0 });
+    // selector is a *LabelSelector without omitempty: nil is written as null
+    assert.deepEqual(dec.object['spec'], { replicas: 0, selector: null });
     // ContainerPort.containerPort has no omitempty: a zero still shows. A list without omitempty is null when empty.
     const pod = decodeProtobufObject(envelope('v1', 'Pod', ld(2, [...ld(2, [...ld(1, 'c'), ...ld(6, vint(3, 0)), ...ld(8, [])])])));
     const podSpec = pod.object['spec'] as Record<string, unknown>;
@@ -264,9 +273,15 @@ describe('protobuf conversions', () => {
     assert.deepEqual(pvc.object['spec'], { storageClassName: '' });
     const cm = decodeProtobufObject(envelope('v1', 'ConfigMap', vint(4, 0)));
     assert.equal(cm.object['immutable'], false);
-    // absent fields stay absent on encode; present zeros are written
-    const raw = rawOf(encodeProtobufObject({ apiVersion: 'apps/v1', kind: 'Deployment', spec: { replicas: 0 } }));
-    assert.deepEqual(raw, Buffer.from(ld(2, vint(1, 0))));
+    // absent pointers stay absent on encode; present zeros are written; so are absent non-pointer scalars and value structs
+    const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', spec: { replicas: 0 } };
+    const raw = rawOf(encodeProtobufObject(deployment));
+    assert.ok(raw.subarray(0, 2 + kubectlMeta('').length).equals(Buffer.from(ld(1, kubectlMeta('')))));
+    const specStart = 2 + kubectlMeta('').length;
+    assert.deepEqual([...raw.subarray(specStart + 2, specStart + 4)], vint(1, 0));
+    assert.ok(hasBytes(raw, ld(4, ld(1, '')))); // strategy: {type: ""}
+    assert.ok(hasBytes(raw, [...vint(5, 0), ...vint(7, 0)])); // minReadySeconds 0, paused false
+    assert.deepEqual(decodeProtobufObject(encodeProtobufObject(deployment)).object, goJson(deployment));
   });
 
   it('negative integers use ten-byte varints, as Go writes them', () => {
@@ -293,6 +308,7 @@ describe('protobuf conversions', () => {
     const list = { apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '5' }, items: [{ metadata: { name: 'a' } }, { metadata: { name: 'b' } }] };
     const dec = decodeProtobufObject(encodeProtobufList(list)).object;
     assert.deepEqual(dec, { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '5' }, items: [{ metadata: { name: 'a' } }, { metadata: { name: 'b' } }] });
+    assert.deepEqual(dec, goJson(list));
     // Items has no omitempty: an empty list decodes as null, as Go writes a nil slice
     assert.equal(decodeProtobufObject(encodeProtobufList({ ...list, items: [] })).object['items'], null);
   });
@@ -310,8 +326,8 @@ describe('protobuf watch framing', () => {
     const all = Buffer.concat([a, b, b.subarray(0, 6)]);
     const { events, rest } = decodeWatchEvents(all);
     assert.deepEqual(events.map((e) => [e.type, e.object.object]), [
-      ['ADDED', pod],
-      ['DELETED', pod],
+      ['ADDED', goJson(pod)],
+      ['DELETED', goJson(pod)],
     ]);
     assert.equal(rest.length, 6);
   });

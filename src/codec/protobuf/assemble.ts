@@ -24,17 +24,18 @@ export function buildAssembler(fields: readonly Field[]): Assembler {
       lines.push('if (v !== null && typeof v === "object") for (k in v) out[k] = v[k];');
       return;
     }
-    // Absent: only a Go field without omitempty still shows, as its zero value.
+    // Absent: only a Go field without omitempty still shows, as its zero value (nil: null).
     let absent: string | undefined;
-    if (f.required && !f.pointer) {
-      if (f.repeated || f.map || f.scalar === 'bytes') absent = 'null';
+    if (!f.omitempty) {
+      if (f.repeated || f.map || f.scalar === 'bytes' || f.pointer) absent = 'null';
       else if (f.scalar === 'string') absent = '""';
       else if (f.scalar === 'bool') absent = 'false';
       else if (f.scalar !== undefined) absent = '0';
     }
     // Present: a zero plain scalar with omitempty is Go's "unset".
-    let present = `out[${key}] = v;`;
-    if (f.scalar !== undefined && !f.repeated && !f.map && !f.pointer && !f.required) {
+    // omitzero (creationTimestamp): a zero Time, decoded as null, is not written.
+    let present = f.omitzero ? `if (v !== null) out[${key}] = v;` : `out[${key}] = v;`;
+    if (f.scalar !== undefined && !f.repeated && !f.map && !f.pointer && f.omitempty) {
       const zero = f.scalar === 'bool' ? 'false' : f.scalar === 'int32' || f.scalar === 'int64' ? '0' : '""';
       present = `if (v !== ${zero}) out[${key}] = v;`;
     }

@@ -30,8 +30,16 @@ export const FIELD_MAP = 2;
 export const FIELD_INLINE = 4;
 /** Listed in the OpenAPI `required` set: the Go field has no omitempty, so zero values show in JSON. */
 export const FIELD_REQUIRED = 8;
-/** A Go pointer scalar: a present zero value is meaningful and must survive decoding. */
+/**
+ * A Go pointer (scalar or message): a present zero value is meaningful and
+ * must survive decoding; nil is not written. A singular message field without
+ * it is a Go value struct, always written by encoding/json and go-to-protobuf.
+ */
 export const FIELD_POINTER = 16;
+/** The Go json tag has omitempty (a zero scalar, nil pointer, empty slice or map is not written). */
+export const FIELD_OMITEMPTY = 32;
+/** The Go json tag has omitzero: a zero struct is not written either. */
+export const FIELD_OMITZERO = 64;
 
 /**
  * [jsonName, fieldNumber, type, flags]. `type` is a ScalarType or the full name

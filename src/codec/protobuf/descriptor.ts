@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 import {
   FIELD_INLINE,
   FIELD_MAP,
+  FIELD_OMITEMPTY,
+  FIELD_OMITZERO,
   FIELD_POINTER,
   FIELD_REPEATED,
   FIELD_REQUIRED,
@@ -32,7 +34,12 @@ export interface Field {
   readonly map: boolean;
   readonly inline: boolean;
   readonly required: boolean;
+  /** A Go pointer: nil is not written (scalars and messages). A singular message without it is a Go value struct. */
   readonly pointer: boolean;
+  /** The Go json tag has omitempty. */
+  readonly omitempty: boolean;
+  /** The Go json tag has omitzero. */
+  readonly omitzero: boolean;
   /** Precomputed tag (number << 3 | wire type) of one value of this field. */
   readonly tag: number;
   /** Wire type a singular value is written with. */
@@ -55,6 +62,8 @@ export interface Message {
   assembler: Assembler | undefined;
   /** Built on first encode: reads the JSON values of `encodeOrder`. */
   extractor: Extractor | undefined;
+  /** Go JSON (codec/go-json.ts): the struct's zero value as encoding/json writes it, made on first use. */
+  goZero: unknown;
 }
 
 let file: ProtoDescriptorFile | undefined;
@@ -119,6 +128,8 @@ function compile(name: string, desc: MessageDesc): Message {
       inline: (flags & FIELD_INLINE) !== 0,
       required: (flags & FIELD_REQUIRED) !== 0,
       pointer: (flags & FIELD_POINTER) !== 0,
+      omitempty: (flags & FIELD_OMITEMPTY) !== 0,
+      omitzero: (flags & FIELD_OMITZERO) !== 0,
       tag: (number << 3) | wireType,
       wireType,
       message: undefined,
@@ -137,6 +148,7 @@ function compile(name: string, desc: MessageDesc): Message {
     encodeOrder: [...fields].sort((a, b) => a.number - b.number),
     assembler: undefined,
     extractor: undefined,
+    goZero: undefined,
   };
 }
 

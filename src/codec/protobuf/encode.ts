@@ -36,12 +36,56 @@ export function encodeFields(w: Writer, msg: Message, obj: unknown, path: string
       continue;
     }
     const v = values[i];
-    if (v === undefined || v === null) continue;
+    if (v === undefined || v === null) {
+      if (!f.pointer && !f.repeated && !f.map) encodeZero(w, f);
+      continue;
+    }
     if (f.map) encodeMap(w, f, v, path);
     else if (f.repeated) {
       if (!Array.isArray(v)) throw new ProtobufEncodeError(`${path}.${f.name}`, `expected an array, got ${describe(v)}`);
       for (let j = 0; j < v.length; j++) encodeValue(w, f, v[j], `${path}.${f.name}[${j}]`);
     } else encodeValue(w, f, v, `${path}.${f.name}`);
+  }
+}
+
+/**
+ * An unset field Go's generated marshaller writes all the same: every
+ * non-pointer scalar ("" / 0 / false) and every value struct (its zero: an
+ * empty message, a zero Quantity "0", a zero IntOrString's three fields).
+ * Pointers, slices, maps and []byte are nil-able and not written.
+ */
+function encodeZero(w: Writer, f: Field): void {
+  if (f.scalar !== undefined) {
+    if (f.scalar === 'bytes') return;
+    w.uint32(f.tag);
+    if (f.scalar === 'string') w.uint32(0);
+    else if (f.scalar === 'bool') w.bool(false);
+    else w.int64(0);
+    return;
+  }
+  const m = fieldMessage(f);
+  if (m.special === 'array') return;
+  w.uint32(f.tag);
+  const mark = w.beginLength();
+  encodeZeroFields(w, m);
+  w.endLength(mark);
+}
+
+function encodeZeroFields(w: Writer, m: Message): void {
+  switch (m.special) {
+    case undefined:
+      encodeFields(w, m, {}, '');
+      return;
+    case 'quantity':
+    case 'intorstring':
+      encodeSpecial(w, m, m.special === 'quantity' ? '0' : 0, '');
+      return;
+    case 'duration':
+      encodeSpecial(w, m, '0s', '');
+      return;
+    default:
+      // A zero metav1.Time / MicroTime marshals to no bytes; RawExtension and FieldsV1 with nil Raw too.
+      return;
   }
 }
 
@@ -121,7 +165,7 @@ function encodeMap(w: Writer, f: Field, v: unknown, path: string): void {
  * UTF-8 byte order is code point order. UTF-16 unit order agrees except that a
  * surrogate (a code point above U+FFFF) must sort after every BMP character.
  */
-function compareUtf8(a: string, b: string): number {
+export function compareUtf8(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const x = a.charCodeAt(i);

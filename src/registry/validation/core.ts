@@ -8,6 +8,9 @@ import {
 import { cloneObject, jsonEqual } from '../../machinery/object.js';
 import { isValidPortNum, validatePodSpec, validatePodTemplateSpec, validatePortNumOrName } from './pod-spec.js';
 import { mapSelectorMatches, validateLabelSelector } from './selector.js';
+import { goSemanticEqual } from '../../codec/go-json.js';
+
+const POD_SPEC = 'k8s.io.api.core.v1.PodSpec';
 
 /** core/v1 type validation (pkg/apis/core/validation). */
 
@@ -89,7 +92,8 @@ export function validatePodUpdate(pod: Obj, old: Obj): FieldError[] {
   objs(spec.schedulingGates).forEach((g, i) => {
     if (!oldGates.has(str(g.name))) errs.push(forbidden(`spec.schedulingGates[${i}]`, 'only deletion is allowed, but found new scheduling gate \'' + str(g.name) + '\''));
   });
-  if (jsonEqual(spec, oldSpec)) return errs;
+  // Semantic equality of the Go values: a client echoing Go's `resources: {}` changes nothing.
+  if (goSemanticEqual(POD_SPEC, spec, oldSpec)) return errs;
   const munged: Obj = cloneObject(spec);
   for (const key of ['containers', 'initContainers']) {
     const oldList = objs(oldSpec[key]);
@@ -104,7 +108,7 @@ export function validatePodUpdate(pod: Obj, old: Obj): FieldError[] {
     // Gated pods may gain node selector entries and node affinity.
     setOrDelete(munged, 'nodeSelector', oldSpec.nodeSelector);
   }
-  if (!jsonEqual(munged, oldSpec)) {
+  if (!goSemanticEqual(POD_SPEC, munged, oldSpec)) {
     errs.push(forbidden('spec', `pod updates may not change fields other than ${UPDATABLE_POD_FIELDS.join(',')}\n${specDiff(oldSpec, munged)}`));
   }
   return errs;
