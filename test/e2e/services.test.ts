@@ -59,7 +59,7 @@ describe('service IP and node port allocation', () => {
     assert.deepEqual(a.json.spec.ipFamilies, ['IPv4']);
     assert.equal(a.json.spec.ipFamilyPolicy, 'SingleStack');
     const obj = await req('GET', `/apis/networking.k8s.io/v1/ipaddresses/${ip}`);
-    assert.deepEqual(obj.json.spec.parentRef, { group: '', resource: 'services', namespace: 'svc', name: 'a' });
+    assert.deepEqual(obj.json.spec.parentRef, { resource: 'services', namespace: 'svc', name: 'a' });
     // An update that leaves clusterIP out keeps it.
     const { clusterIP: _c, clusterIPs: _cs, ...rest } = a.json.spec;
     const u = await req('PUT', '/api/v1/namespaces/svc/services/a', { ...a.json, spec: rest });
