@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type {
   DeleteResult,
@@ -16,6 +17,32 @@ import { compactedError } from './memory.js';
 import { WatcherSet } from './watchers.js';
 
 export type SqliteSynchronous = 'NORMAL' | 'FULL';
+
+type BetterSqlite3 = typeof Database;
+let betterSqlite3: BetterSqlite3 | undefined;
+
+/**
+ * better-sqlite3, loaded on the first open: it is an optional dependency
+ * (a native addon that may not have built), so a server on the memory or
+ * etcd3 store never needs it, and one on SQLite is told what is missing.
+ */
+function sqliteModule(): BetterSqlite3 {
+  if (betterSqlite3) return betterSqlite3;
+  try {
+    betterSqlite3 = createRequire(import.meta.url)('better-sqlite3') as BetterSqlite3;
+  } catch (err) {
+    throw new StoreError('Unavailable', sqliteMissingMessage(err));
+  }
+  return betterSqlite3;
+}
+
+function sqliteMissingMessage(err: unknown): string {
+  return (
+    `the sqlite storage backend needs the optional dependency better-sqlite3, which is not installed or whose native addon did not build ` +
+    `(${(err as Error).message.split('\n')[0]}); install it with its build step allowed (npm install better-sqlite3), ` +
+    `or use --storage-backend memory or etcd3`
+  );
+}
 
 export interface SqliteStoreOptions {
   /** Database file; the server uses `<data-dir>/capstan.db`. */
@@ -157,7 +184,14 @@ export class SqliteStore implements Store {
     }
     let db: Database.Database | undefined;
     try {
-      db = new Database(opts.path, { timeout: opts.busyTimeoutMs ?? 5000 });
+      const Sqlite = sqliteModule();
+      try {
+        db = new Sqlite(opts.path, { timeout: opts.busyTimeoutMs ?? 5000 });
+      } catch (err) {
+        // The package is there but its addon is not (its install script did not run or failed).
+        if (/bindings file|\.node\b|NODE_MODULE_VERSION/.test((err as Error).message)) throw new StoreError('Unavailable', sqliteMissingMessage(err));
+        throw err;
+      }
       // Before the first access: in WAL mode this also keeps the wal-index in
       // heap memory instead of a -shm file.
       if (opts.exclusive ?? true) db.pragma('locking_mode = EXCLUSIVE');
@@ -661,7 +695,7 @@ function failure(err: unknown): Outcome {
 
 function unavailable(err: unknown, what: string): StoreError {
   if (err instanceof StoreError) return err;
-  const code = err instanceof Database.SqliteError ? err.code : undefined;
+  const code = betterSqlite3 && err instanceof betterSqlite3.SqliteError ? err.code : undefined;
   const detail = err instanceof Error ? err.message : String(err);
   let message: string;
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {

@@ -9,12 +9,13 @@ import { Informer } from '../registry/informer.js';
 import { ApiServer, type RequestRecord } from '../server/apiserver.js';
 import type { ServerConfig } from '../server/config.js';
 import { renderKubeconfig } from '../server/kubeconfig.js';
-import { ensurePki } from '../server/pki.js';
+import { ensurePki, type ServerPki } from '../server/pki.js';
 import { MemoryStore } from '../storage/memory.js';
 import { SqliteStore } from '../storage/sqlite.js';
 import type { Store } from '../storage/store.js';
 import { applyObjects, parseManifests, readManifests, type ManifestSource } from './manifests.js';
 import { StoreState } from './store-state.js';
+import { SystemTemplates } from './system-template.js';
 import { TestUsers } from './users.js';
 
 /**
@@ -95,7 +96,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   let server: ApiServer | undefined;
   try {
     store = options.storage === 'sqlite' ? await SqliteStore.open({ path: join(tmp, 'capstan.db'), synchronous: 'NORMAL' }) : new MemoryStore();
-    const pki = await ensurePki({ servingNames: [], adminUser: 'capstan-admin', adminGroups: ['system:masters'] });
+    const pki = await processPki();
+    const shape = templateShape(options);
+    if (shape !== undefined) await systemTemplates.seed(shape, store);
     server = new ApiServer({
       store,
       pki,
@@ -114,6 +117,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     await server.controllersSynced;
     // The local APIServices are the system's too: reset() must keep them.
     await server.autoregistered;
+    if (shape !== undefined) await systemTemplates.capture(shape, store, server.config.etcdPrefix);
     const client = server.client(FIELD_MANAGER);
     const admin = server.adminKubeconfig();
     const kubeconfig = renderKubeconfig({ ...admin, contextName: 'capstan-testing' });
@@ -181,6 +185,34 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     rmSync(tmp, { recursive: true, force: true });
     throw err;
   }
+}
+
+const systemTemplates = new SystemTemplates();
+
+/**
+ * What decides a ready server's system objects, as a template key; undefined
+ * when an option may change them in ways a key cannot tell (server settings,
+ * admission plugins that could mutate them), so such servers write their own.
+ */
+function templateShape(options: TestServerOptions): string | undefined {
+  if (options.config !== undefined || options.admissionPlugins !== undefined) return undefined;
+  return JSON.stringify([options.authorization ?? 'AlwaysAllow', options.featureGates ?? {}, options.runtimeConfig ?? {}]);
+}
+
+let sharedPki: Promise<ServerPki> | undefined;
+
+/**
+ * One in-memory PKI per process, shared by every test server: key generation
+ * and signing were a third of a later start, and nothing in the certificates
+ * names a port (the serving names are loopback's and the in-cluster ones).
+ * Servers stay isolated: a certificate proves identity, not which server.
+ */
+function processPki(): Promise<ServerPki> {
+  sharedPki ??= ensurePki({ servingNames: [], adminUser: 'capstan-admin', adminGroups: ['system:masters'] }).catch((err: unknown) => {
+    sharedPki = undefined;
+    throw err;
+  });
+  return sharedPki;
 }
 
 function featureGatesFrom(gates: Record<string, boolean>): ServerConfig['featureGates'] {

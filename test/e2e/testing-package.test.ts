@@ -155,6 +155,27 @@ data: {x: y}
     // The suite's own server still answers as before.
     assert.equal((await fetchAs(kube.url, kube.clientFor('bob').token, 'GET', '/healthz')).status, 200);
   });
+
+  it('gives a later server its own system objects (new uids, its own port in the kubernetes Endpoints)', async () => {
+    const first = await startTestServer();
+    const later = await startTestServer();
+    try {
+      const ns = { group: '', version: 'v1', resource: 'namespaces', name: 'kube-system' };
+      const [a, b] = await Promise.all([first.client.get(ns), later.client.get(ns)]);
+      assert.ok(b.metadata?.uid);
+      assert.notEqual(a.metadata?.uid, b.metadata?.uid);
+      const port = Number(new URL(later.url).port);
+      const ref = { group: '', version: 'v1', resource: 'endpoints', namespace: 'default', name: 'kubernetes' };
+      const endpoints = await later.waitFor(ref, (e) => ((e as { subsets?: Array<{ ports?: Array<{ port?: number }> }> } | undefined)?.subsets?.[0]?.ports?.[0]?.port) === port);
+      assert.ok(endpoints);
+      const services = await later.client.list({ group: 'apiregistration.k8s.io', version: 'v1', resource: 'apiservices' });
+      assert.ok(services.items.length > 20, `${services.items.length} APIServices`);
+      const sa = await later.client.get({ group: '', version: 'v1', resource: 'serviceaccounts', namespace: 'default', name: 'default' });
+      assert.equal(sa.metadata?.name, 'default');
+    } finally {
+      await Promise.all([first.stop(), later.stop()]);
+    }
+  });
 });
 
 /** A request with a bearer token (the test server's CA is not checked here: the token is what is under test). */
