@@ -9,7 +9,7 @@ import { isRecord as isPlainObject } from '../machinery/json.js';
 import { CBOR_TYPE, JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from './media-type.js';
 import { encodeCbor } from './cbor/encode.js';
 import { CborBodyError, decodeCborObjectBody } from './cbor/body.js';
-import { goJsonText } from './go-json.js';
+import { goJsonText, goShapedObject } from './go-json.js';
 import { decodeProtobufObject, encodeProtobufList, encodeProtobufObject, ProtobufCodecError, type TypeInfo } from './protobuf/index.js';
 
 /**
@@ -21,7 +21,7 @@ import { decodeProtobufObject, encodeProtobufList, encodeProtobufObject, Protobu
 export function encode(value: unknown, encoding: Encoding, pretty = false): Buffer {
   if (encoding === YAML_TYPE) return Buffer.from(toYaml(value));
   if (encoding === PROTOBUF_TYPE) return encodeProtobuf(value);
-  if (encoding === CBOR_TYPE) return encodeCbor(value);
+  if (encoding === CBOR_TYPE) return encodeCbor((isPlainObject(value) && goShapedObject(value)) || value);
   // Every JSON body ends with a newline, as Go's json.Encoder writes it.
   return Buffer.from(jsonText(value, pretty) + '\n');
 }

@@ -85,6 +85,17 @@ function goJsonTextOf(obj: JsonObject, opts: { item?: boolean; indent?: number; 
   return stringify(out, walk, opts.indent);
 }
 
+/**
+ * A built-in object as Go's struct holds it, as plain data (field order, zero
+ * fields, canonical quantities and times): what the other encodings (CBOR)
+ * write, so that they carry the same fields as the JSON. Undefined when the
+ * object is not of a built-in kind.
+ */
+export function goShapedObject(obj: JsonObject, opts: { item?: boolean; apiVersion?: string; kind?: string } = {}): JsonObject | undefined {
+  const text = goJsonText(obj, opts);
+  return text === undefined ? undefined : (JSON.parse(text) as JsonObject);
+}
+
 /** The Go JSON value of a message (not text): for callers that embed it. */
 export function goJsonOf(msg: Message, v: unknown): unknown {
   return messageValue(msg, v, { ordered: false });

@@ -201,6 +201,20 @@ describe('CBOR with CBORServingAndStorage=true', () => {
     });
   }
 
+  it('writes a built-in object with the fields its Go struct writes, as the JSON form does', async () => {
+    const rc = { apiVersion: 'v1', kind: 'ReplicationController', metadata: { name: 'zeros' }, spec: { selector: { app: 'z' }, template: { metadata: { labels: { app: 'z' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } } };
+    const created = cborBody(await raw(server, 'POST', '/api/v1/namespaces/default/replicationcontrollers', { body: independentCborEncode(rc), headers: { 'Content-Type': CBOR, Accept: CBOR } }), 201);
+    const json = (await http(server, 'GET', '/api/v1/namespaces/default/replicationcontrollers/zeros')).json;
+    const got = cborBody(await raw(server, 'GET', '/api/v1/namespaces/default/replicationcontrollers/zeros', { headers: { Accept: CBOR } }), 200);
+    // ReplicationControllerStatus.replicas has no omitempty: Go writes 0.
+    assert.equal(json.status.replicas, 0);
+    assert.equal(created.status.replicas, 0);
+    assert.deepEqual(got.status, json.status);
+    assert.deepEqual(Object.keys(got.spec), Object.keys(json.spec));
+    const listed = cborBody(await raw(server, 'GET', '/api/v1/namespaces/default/replicationcontrollers', { headers: { Accept: CBOR } }), 200);
+    assert.equal(listed.items[0].status.replicas, 0);
+  });
+
   it('takes DeleteOptions in CBOR and bounds CBOR bodies like any other', async () => {
     await http(server, 'POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'to-delete' } } });
     const del = await raw(server, 'DELETE', '/api/v1/namespaces/default/configmaps/to-delete', {

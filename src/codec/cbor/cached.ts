@@ -1,6 +1,7 @@
 import type { CachedObject } from '../cached-object.js';
 import type { ServedType } from '../cached-encoding.js';
 import { cborHead, encodeCborItem, SELF_DESCRIBED_CBOR } from './encode.js';
+import { goShapedObject } from '../go-json.js';
 
 /**
  * CBOR bytes of cached objects, made once per object version and served
@@ -8,10 +9,16 @@ import { cborHead, encodeCborItem, SELF_DESCRIBED_CBOR } from './encode.js';
  * cached bytes behind one head, a watch event to many watchers one encoding.
  */
 
+/** The served object with the fields Go's struct writes (as the JSON encodings carry them). */
+function goShaped(served: ServedType, obj: Parameters<ServedType['toServed']>[0]): Record<string, unknown> {
+  const object = served.toServed(obj);
+  return goShapedObject(object, { apiVersion: served.apiVersion, kind: served.kind }) ?? object;
+}
+
 /** A list item: the served object without apiVersion/kind, untagged (it sits inside the list's item). */
 export function cborItemBytes(cached: CachedObject, served: ServedType): Buffer {
   return cached.encoded(`cbor-item:${served.apiVersion}`, (obj) => {
-    const { apiVersion: _a, kind: _k, ...rest } = served.toServed(obj);
+    const { apiVersion: _a, kind: _k, ...rest } = goShaped(served, obj);
     return encodeCborItem(rest);
   });
 }
@@ -19,7 +26,7 @@ export function cborItemBytes(cached: CachedObject, served: ServedType): Buffer 
 /** A whole object, self-described: kind and apiVersion first, as the JSON form. */
 export function cborObjectBytes(cached: CachedObject, served: ServedType): Buffer {
   return cached.encoded(`cbor-object:${served.apiVersion}`, (obj) => {
-    const { apiVersion: _a, kind: _k, ...rest } = served.toServed(obj);
+    const { apiVersion: _a, kind: _k, ...rest } = goShaped(served, obj);
     return Buffer.concat([SELF_DESCRIBED_CBOR, encodeCborItem({ kind: served.kind, apiVersion: served.apiVersion, ...rest })]);
   });
 }
