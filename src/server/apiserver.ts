@@ -61,7 +61,6 @@ import type { ResourceStore } from '../registry/resource-store.js';
 import { KeyLayout } from '../storage/keys.js';
 import { MemoryStore } from '../storage/memory.js';
 import { SqliteStore } from '../storage/sqlite.js';
-import { EtcdStore } from '../storage/etcd.js';
 import type { Store } from '../storage/store.js';
 import { Compactor } from '../storage/compactor.js';
 import { apiLeases, LeaderElector } from '../controllers/leader-election.js';
@@ -777,13 +776,16 @@ async function openStore(cfg: ServerConfig): Promise<Store> {
   switch (cfg.storageBackend) {
     case 'memory':
       return new MemoryStore();
-    case 'etcd3':
+    case 'etcd3': {
+      // Loaded only for this backend: the etcd client (gRPC and protobufjs) is ~200 ms of every start otherwise.
+      const { EtcdStore } = await import('../storage/etcd.js');
       return EtcdStore.open({
         endpoints: cfg.etcdServers,
         ...(cfg.etcdCaFile ? { caFile: cfg.etcdCaFile } : {}),
         ...(cfg.etcdCertFile ? { certFile: cfg.etcdCertFile } : {}),
         ...(cfg.etcdKeyFile ? { keyFile: cfg.etcdKeyFile } : {}),
       });
+    }
     case 'sqlite':
       if (cfg.dataDir === undefined) throw new Error('the sqlite storage backend needs a data directory');
       return SqliteStore.open({ path: join(cfg.dataDir, 'capstan.db'), synchronous: cfg.sqliteSynchronous });
