@@ -743,9 +743,13 @@ export class ApiServer {
     if (this.server) {
       const server = this.server;
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        // Cleared once closed: a pending timer would keep this stopped server (caches and all) in memory.
+        const backstop = setTimeout(() => server.closeAllConnections(), 5000).unref();
+        server.close(() => {
+          clearTimeout(backstop);
+          resolve();
+        });
         server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 5000).unref();
       });
     }
     if (!this.options.store) await this.store?.close();
