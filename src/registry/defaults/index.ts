@@ -18,6 +18,7 @@ import {
   defaultAPIService,
   defaultCustomResourceDefinition,
   defaultFlowSchema,
+  defaultMutatingAdmissionPolicyBindingV1alpha1,
   defaultPriorityClass,
   defaultPriorityLevelConfiguration,
   defaultValidatingAdmissionPolicy,
@@ -77,6 +78,9 @@ const DEFAULTERS: Record<string, Defaulter> = {
   'admissionregistration.k8s.io/v1/MutatingAdmissionPolicyBinding': defaultValidatingAdmissionPolicyBinding,
   'admissionregistration.k8s.io/v1beta1/MutatingAdmissionPolicy': defaultValidatingAdmissionPolicy,
   'admissionregistration.k8s.io/v1beta1/MutatingAdmissionPolicyBinding': defaultValidatingAdmissionPolicyBinding,
+  // v1alpha1 (off by default): the same, and a paramRef's parameterNotFoundAction (pkg/apis/admissionregistration/v1alpha1).
+  'admissionregistration.k8s.io/v1alpha1/MutatingAdmissionPolicy': defaultValidatingAdmissionPolicy,
+  'admissionregistration.k8s.io/v1alpha1/MutatingAdmissionPolicyBinding': defaultMutatingAdmissionPolicyBindingV1alpha1,
   'flowcontrol.apiserver.k8s.io/v1/FlowSchema': defaultFlowSchema,
   'flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration': defaultPriorityLevelConfiguration,
   'apiextensions.k8s.io/v1/CustomResourceDefinition': defaultCustomResourceDefinition,
