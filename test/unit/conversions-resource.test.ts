@@ -6,10 +6,9 @@
  * upstream fixtures (../shared/k8s-api/testdata) through the other version.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 
 import { builtinCatalog } from '../../src/api/catalog.js';
 import type { ResourceInfo } from '../../src/api/types.js';
@@ -17,6 +16,7 @@ import { goJsonText } from '../../src/codec/go-json.js';
 import { toServedVersion, toStorageVersion } from '../../src/registry/convert.js';
 import '../../src/registry/conversions/index.js';
 import type { KubeObject } from '../../src/machinery/object.js';
+import { FIXTURE_DIR, sharedOrSkip } from '../helpers/shared.js';
 
 function resource(version: string, name: string): ResourceInfo {
   const r = builtinCatalog()
@@ -205,10 +205,6 @@ describe('resource.k8s.io/v1beta1 ResourceSlice', () => {
   });
 });
 
-/** dist/test/unit → repository root. */
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const fixtureDir = join(process.env['CAPSTAN_SHARED_DIR'] ?? resolve(repoRoot, '..', 'shared'), 'k8s-api', 'testdata', 'HEAD');
-
 describe('upstream fixtures through the other version', () => {
   for (const [kind, info] of [
     ['ResourceClaim', claimsV1beta1],
@@ -216,12 +212,8 @@ describe('upstream fixtures through the other version', () => {
     ['ResourceSlice', slicesV1beta1],
   ] as const) {
     it(`${kind}: a fully populated v1beta1 object reads back identically after storage, and a v1 one after v1beta1`, (t) => {
-      if (!existsSync(fixtureDir)) {
-        if (process.env['CAPSTAN_REQUIRE_SHARED'] === '1') assert.fail(`CAPSTAN_REQUIRE_SHARED=1 but ${fixtureDir} is missing`);
-        t.skip('skipped: ../shared not found');
-        return;
-      }
-      const read = (version: string): KubeObject => JSON.parse(readFileSync(join(fixtureDir, `resource.k8s.io.${version}.${kind}.json`), 'utf8')) as KubeObject;
+      if (!sharedOrSkip(t, FIXTURE_DIR)) return;
+      const read = (version: string): KubeObject => JSON.parse(readFileSync(join(FIXTURE_DIR, `resource.k8s.io.${version}.${kind}.json`), 'utf8')) as KubeObject;
       const beta = frozen(read('v1beta1'));
       const stored = toStorageVersion(beta, info);
       // Compared as Go writes each version: field order, omitempty.
