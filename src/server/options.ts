@@ -12,6 +12,7 @@ import { AUTHORIZATION_MODES, BUILT_MODES, validateAuthorizationFlags } from '..
 export const DEFAULT_AUTHORIZATION_MODES: readonly string[] = BUILT_MODES.includes('Node') ? ['Node', 'RBAC'] : ['RBAC'];
 import { AUTHN_EXTENSION_FLAG_SPECS, authnExtensionsFromFlags } from './authn-flags.js';
 import { ADMISSION_FLAG_SPECS, admissionFromFlags } from './admission-flags.js';
+import { CSR_SIGNING_FLAG_SPECS, csrSigningFromFlags } from './csr-signing-options.js';
 
 export const FLAG_SPECS: FlagSpec[] = [
   { name: 'secure-port', type: 'int', default: '6443', help: 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.' },
@@ -76,6 +77,7 @@ export const FLAG_SPECS: FlagSpec[] = [
   ...TOKEN_AUTHN_FLAG_SPECS,
   ...AUTHN_EXTENSION_FLAG_SPECS,
   ...ADMISSION_FLAG_SPECS,
+  ...CSR_SIGNING_FLAG_SPECS,
 ];
 
 function str(p: ParsedFlags, name: string): string {
@@ -171,6 +173,7 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     leaderElectRetryPeriod: retry,
     ...(p.set.has('controllers') ? { controllers } : {}),
     ...(p.set.has('legacy-service-account-token-clean-up-period') ? { legacyServiceAccountTokenCleanUpPeriod: cleanUpPeriod } : {}),
+    csrSigning: csrSigningFromFlags(p, cwd),
     requestTimeout,
     minRequestTimeout,
     maxRequestsInflight,
