@@ -43,8 +43,9 @@ export const CSR_SIGNING_FLAG_SPECS: FlagSpec[] = [
   { name: 'cluster-signing-duration', type: 'duration', default: '8760h0m0s', help: 'The length of duration signed certificates will be given.' },
 ];
 
-/** CSRSigningControllerOptions.Validate, then the files resolved against `cwd`. */
-export function csrSigningFromFlags(p: ParsedFlags, cwd: string): CsrSigningConfig {
+/** CSRSigningControllerOptions.Validate, then the files resolved against `cwd`; undefined when no such flag is given. */
+export function csrSigningFromFlags(p: ParsedFlags, cwd: string): CsrSigningConfig | undefined {
+  if (!CSR_SIGNING_FLAG_SPECS.some((f) => p.set.has(f.name))) return undefined;
   const str = (name: string): string => String(p.values.get(name) ?? '');
   const path = (name: string): string => (str(name) ? resolve(cwd, str(name)) : '');
   const errs: string[] = [];

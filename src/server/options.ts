@@ -173,7 +173,6 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     leaderElectRetryPeriod: retry,
     ...(p.set.has('controllers') ? { controllers } : {}),
     ...(p.set.has('legacy-service-account-token-clean-up-period') ? { legacyServiceAccountTokenCleanUpPeriod: cleanUpPeriod } : {}),
-    csrSigning: csrSigningFromFlags(p, cwd),
     requestTimeout,
     minRequestTimeout,
     maxRequestsInflight,
@@ -195,6 +194,8 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     ...(str(p, 'authorization-config') ? { authorizationConfigFile: resolve(cwd, str(p, 'authorization-config')) } : { authorizationModes }),
   };
   if (maxWatchBuffered > 0) config.maxWatchBufferedBytes = maxWatchBuffered;
+  const csrSigning = csrSigningFromFlags(p, cwd);
+  if (csrSigning) config.csrSigning = csrSigning;
   if (p.set.has('default-not-ready-toleration-seconds') || p.set.has('default-unreachable-toleration-seconds')) {
     config.defaultTolerationSeconds = {
       notReady: p.values.get('default-not-ready-toleration-seconds') as number,
