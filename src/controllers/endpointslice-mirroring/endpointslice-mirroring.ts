@@ -43,8 +43,9 @@ export class EndpointSliceMirroring implements Controller {
   private readonly queue: WorkQueue;
   private readonly events: EventRecorder;
   private readonly tracker = new SliceTracker();
-  /** Mirrored slice key → the Endpoints key it was mirrored for, to notice a slice relabelled away. */
+  /** Mirrored slice key → the Endpoints key it was mirrored for (to notice a slice relabelled away), and the reverse. */
   private readonly sliceOwners = new Map<string, string>();
+  private readonly slicesOf = new Map<string, Set<string>>();
 
   constructor(
     stores: MirroringStores,
@@ -75,6 +76,13 @@ export class EndpointSliceMirroring implements Controller {
     const sliceKey = Informer.keyOf(slice);
     const previous = this.sliceOwners.get(sliceKey);
     const owner = mirroredSlice(slice) && type !== 'DELETED' ? endpointsKeyOf(slice) : undefined;
+    if (previous !== owner) {
+      if (previous) {
+        this.slicesOf.get(previous)?.delete(sliceKey);
+        if (this.slicesOf.get(previous)?.size === 0) this.slicesOf.delete(previous);
+      }
+      if (owner) this.slicesOf.set(owner, (this.slicesOf.get(owner) ?? new Set()).add(sliceKey));
+    }
     if (owner) this.sliceOwners.set(sliceKey, owner);
     else this.sliceOwners.delete(sliceKey);
     // Ours before or now (a changed service-name label or managed-by moves it): both Endpoints look again.
@@ -105,7 +113,7 @@ export class EndpointSliceMirroring implements Controller {
       await this.deleteMirrored(namespace, name, key);
       return;
     }
-    const existing = this.mirroredFor(namespace, name);
+    const existing = this.mirroredFor(key);
     if (this.tracker.stale(key, existing)) throw new Error('EndpointSlice informer cache is out of date');
     const plan = mirrorPlan(endpoints, existing, this.maxEndpointsPerSubset);
     const subject = { apiVersion: 'v1', kind: 'Endpoints', namespace, name, ...(endpoints.metadata?.uid ? { uid: endpoints.metadata.uid } : {}) };
@@ -146,13 +154,16 @@ export class EndpointSliceMirroring implements Controller {
   }
 
   /** endpointSlicesMirroredForService: the slices labelled for this Service and managed by this controller. */
-  private mirroredFor(namespace: string, name: string): KubeObject[] {
-    return this.slices.list().filter((s) => s.metadata?.namespace === namespace && s.metadata?.labels?.[SERVICE_NAME_LABEL] === name && mirroredSlice(s));
+  private mirroredFor(key: string): KubeObject[] {
+    return [...(this.slicesOf.get(key) ?? [])].flatMap((sliceKey) => {
+      const slice = this.slices.get(sliceKey);
+      return slice ? [slice] : [];
+    });
   }
 
   /** deleteMirroredSlices: every slice mirrored for the Endpoints goes. */
   private async deleteMirrored(namespace: string, name: string, key: string): Promise<void> {
-    const slices = this.mirroredFor(namespace, name);
+    const slices = this.mirroredFor(key);
     this.tracker.forget(key);
     const errors: string[] = [];
     for (const slice of slices) {
