@@ -41,7 +41,8 @@ describe('mirror plan', () => {
   it('creates one slice per port set and address family, owned by the Endpoints, with its labels and most annotations', () => {
     const ep = endpoints(
       [{ addresses: [{ ip: '10.0.0.1', hostname: 'a', nodeName: 'n1', targetRef: { kind: 'Pod', name: 'p', namespace: 'ns', uid: 'p1' } }, { ip: 'fd00::1' }], notReadyAddresses: [{ ip: '10.0.0.2' }], ports: [PORT] }],
-      { labels: { app: 'web' }, annotations: { note: 'x', 'endpoints.kubernetes.io/last-change-trigger-time': 't', 'kubectl.kubernetes.io/last-applied-configuration': '{}' } },
+      // over-capacity is the endpoints controller's mark; on an Endpoints written by hand it is an annotation like any other.
+      { labels: { app: 'web' }, annotations: { note: 'x', 'endpoints.kubernetes.io/over-capacity': 'truncated', 'endpoints.kubernetes.io/last-change-trigger-time': 't', 'kubectl.kubernetes.io/last-applied-configuration': '{}' } },
     );
     const plan = mirrorPlan(ep, []);
     assert.equal(plan.update.length + plan.delete.length, 0);
@@ -54,7 +55,7 @@ describe('mirror plan', () => {
       namespace: 'ns',
       generateName: 'svc-',
       labels: { app: 'web', 'kubernetes.io/service-name': 'svc', 'endpointslice.kubernetes.io/managed-by': 'endpointslicemirroring-controller.k8s.io' },
-      annotations: { note: 'x' },
+      annotations: { note: 'x', 'endpoints.kubernetes.io/over-capacity': 'truncated' },
       ownerReferences: [{ apiVersion: 'v1', kind: 'Endpoints', name: 'svc', uid: 'ep-uid', controller: true, blockOwnerDeletion: true }],
     });
     assert.deepEqual(v4.ports, [{ name: 'http', port: 80, protocol: 'TCP' }]);
