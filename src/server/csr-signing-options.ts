@@ -6,7 +6,7 @@ import { FlagError, type FlagSpec, type ParsedFlags } from './flags.js';
 /**
  * kube-controller-manager's CSR signing flags (cmd/kube-controller-manager/app/options/csrsigningcontroller.go),
  * with its help texts, default and checks. Without any of them Capstan signs
- * with its generated CA (README: "Certificates").
+ * with its generated CA (README: Flags, "Security").
  */
 
 export interface CsrSigningFiles {
