@@ -74,10 +74,9 @@ import { BootstrapSigner } from '../controllers/bootstrap-signer.js';
 import { TokenCleaner } from '../controllers/token-cleaner.js';
 import { CsrSigning } from '../controllers/certificates/csr-signing.js';
 import { CsrCleaner } from '../controllers/certificates/csr-cleaner.js';
-import { CaLoader, type CaSource } from '../controllers/certificates/certificate-authority.js';
-import { BUILT_IN_SIGNERS } from '../controllers/certificates/signers.js';
+import type { CaSource } from '../controllers/certificates/certificate-authority.js';
 import { EndpointSliceMirroring } from '../controllers/endpointslice-mirroring/endpointslice-mirroring.js';
-import { DEFAULT_CLUSTER_SIGNING_DURATION_MS } from './csr-signing-options.js';
+import { csrSigners, DEFAULT_CLUSTER_SIGNING_DURATION_MS } from './csr-signing-options.js';
 import { WorkQueueMetrics } from '../registry/work-queue.js';
 import { SharedInformers } from '../registry/informer.js';
 // Registers the conversions of served versions whose schema differs from storage.
@@ -331,7 +330,8 @@ export class ApiServer {
     const csrInfo = this.catalog.resource('certificates.k8s.io', 'v1', 'certificatesigningrequests');
     if (csrInfo) {
       const csrs = this.registry.storeFor(csrInfo);
-      const signers = this.controllerEnabled(CSR_SIGNING) ? await this.csrSigners() : new Map<string, CaSource>();
+      const generatedCa = this.pki.ca && { pem: this.pki.ca, name: cfg.certDir !== undefined ? join(cfg.certDir, 'ca.crt') : 'generated CA' };
+      const signers = this.controllerEnabled(CSR_SIGNING) ? await csrSigners(cfg.csrSigning, generatedCa, (m) => this.logger.info(m)) : new Map<string, CaSource>();
       if (signers.size > 0) {
         const opts = { signers, durationMs: cfg.csrSigning?.durationMs ?? DEFAULT_CLUSTER_SIGNING_DURATION_MS, log: (m: string) => this.logger.error(m) };
         this.controllers.push(this.leaderOnly('csr-signing', () => new CsrSigning(csrs, controllerManager, opts, shared)));
@@ -554,46 +554,6 @@ export class ApiServer {
       renewDeadlineMs: cfg.leaderElectRenewDeadline,
       retryPeriodMs: cfg.leaderElectRetryPeriod,
     });
-  }
-
-  /**
-   * The CA of each built-in signer (startCertificateSigningRequestSigningController):
-   * the per-signer flags' files when any is given (signers without one are
-   * not served), else --cluster-signing-{cert,key}-file for all four, else
-   * the generated CA when client certificates it signs are accepted. Files
-   * are read now, so that a bad one stops the start as it stops
-   * kube-controller-manager.
-   */
-  private async csrSigners(): Promise<Map<string, CaSource>> {
-    const cfg = this.config.csrSigning;
-    const signers = new Map<string, CaSource>();
-    const skip = (why: string): Map<string, CaSource> => {
-      this.logger.info(`Skipping CSR signer controller because ${why}`);
-      return signers;
-    };
-    if (cfg && cfg.perSigner.size > 0) {
-      for (const signer of BUILT_IN_SIGNERS) {
-        const files = cfg.perSigner.get(signer);
-        if (files) signers.set(signer, files);
-        else this.logger.info(`Skipping CSR signer controller because specific files were specified for other signers and not this one (${signer})`);
-      }
-    } else if (cfg && (cfg.cluster.certFile !== '' || cfg.cluster.keyFile !== '')) {
-      if (cfg.cluster.certFile === '' || cfg.cluster.keyFile === '') return skip('no csr cert/key was specified');
-      for (const signer of BUILT_IN_SIGNERS) signers.set(signer, cfg.cluster);
-    } else {
-      if (!this.pki.ca) return skip('no csr cert/key was specified (and --client-ca-file is not the generated CA)');
-      const source: CaSource = { pem: this.pki.ca, name: this.config.certDir !== undefined ? join(this.config.certDir, 'ca.crt') : 'generated CA' };
-      for (const signer of BUILT_IN_SIGNERS) signers.set(signer, source);
-      return signers;
-    }
-    for (const [signer, source] of signers) {
-      try {
-        await new CaLoader(source).load();
-      } catch (err) {
-        throw new Error(`failed to start ${signer} certificate controller: ${(err as Error).message}`);
-      }
-    }
-    return signers;
   }
 
   /** Whether --controllers runs the kube-controller-manager controller `name`. */

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 
-import { KUBE_APISERVER_CLIENT, KUBE_APISERVER_CLIENT_KUBELET, KUBELET_SERVING, LEGACY_UNKNOWN } from '../controllers/certificates/signers.js';
+import { CaLoader, type CaPem, type CaSource } from '../controllers/certificates/certificate-authority.js';
+import { BUILT_IN_SIGNERS, KUBE_APISERVER_CLIENT, KUBE_APISERVER_CLIENT_KUBELET, KUBELET_SERVING, LEGACY_UNKNOWN } from '../controllers/certificates/signers.js';
 import { FlagError, type FlagSpec, type ParsedFlags } from './flags.js';
 
 /**
@@ -64,3 +65,41 @@ export function csrSigningFromFlags(p: ParsedFlags, cwd: string): CsrSigningConf
   if (errs.length > 1) throw new FlagError(`[${errs.join(', ')}]`);
   return { cluster, perSigner, durationMs: p.values.get('cluster-signing-duration') as number };
 }
+
+/**
+ * The CA of each built-in signer (startCertificateSigningRequestSigningController):
+ * the per-signer flags' files when any is given (signers without one are
+ * not served), else --cluster-signing-{cert,key}-file for all four, else
+ * `generated` (the server's own CA, when client certificates it signs are
+ * accepted). Files are read now, so that a bad one stops the start as it
+ * stops kube-controller-manager.
+ */
+export async function csrSigners(cfg: CsrSigningConfig | undefined, generated: { pem: CaPem; name: string } | undefined, log: (message: string) => void): Promise<Map<string, CaSource>> {
+  const signers = new Map<string, CaSource>();
+  if (cfg && cfg.perSigner.size > 0) {
+    for (const signer of BUILT_IN_SIGNERS) {
+      const files = cfg.perSigner.get(signer);
+      if (files) signers.set(signer, files);
+      else log(`Skipping CSR signer controller because specific files were specified for other signers and not this one (${signer})`);
+    }
+  } else if (cfg && (cfg.cluster.certFile !== '' || cfg.cluster.keyFile !== '')) {
+    if (cfg.cluster.certFile === '' || cfg.cluster.keyFile === '') {
+      log('Skipping CSR signer controller because no csr cert/key was specified');
+      return signers;
+    }
+    for (const signer of BUILT_IN_SIGNERS) signers.set(signer, cfg.cluster);
+  } else {
+    if (!generated) log('Skipping CSR signer controller because no csr cert/key was specified (and --client-ca-file is not the generated CA)');
+    else for (const signer of BUILT_IN_SIGNERS) signers.set(signer, generated);
+    return signers;
+  }
+  for (const [signer, source] of signers) {
+    try {
+      await new CaLoader(source).load();
+    } catch (err) {
+      throw new Error(`failed to start ${signer} certificate controller: ${(err as Error).message}`);
+    }
+  }
+  return signers;
+}
+
