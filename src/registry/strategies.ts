@@ -6,6 +6,7 @@ import { NAMESPACE_FINALIZER } from './namespaces.js';
 import { prepareJobForCreate, preparePodForCreate } from './defaults/index.js';
 import { hasValidation, validateObject, validateObjectUpdate } from './validation/index.js';
 import { validateCustomResourceDefinitionStatusUpdate } from './validation/crd.js';
+import { prepareStatusUpdate } from './csr-approval.js';
 
 /**
  * The strategy of each resource: kube-apiserver's per-type facts
@@ -114,6 +115,7 @@ const OVERRIDES: Record<string, (base: Strategy) => Strategy> = {
   '/pods': (base) => ({ ...podStrategy(base), prepareForCreate: preparePodForCreate }),
   '/secrets': (base) => ({ ...base, prepareForCreate: mergeStringData, prepareForUpdate: mergeStringData }),
   'batch/jobs': (base) => ({ ...base, prepareForCreate: prepareJobForCreate }),
+  'certificates.k8s.io/certificatesigningrequests': (base) => ({ ...base, prepareForStatusUpdate: (obj, old) => prepareStatusUpdate(obj, old) }),
 };
 
 /** The type's validation (registry/validation), where it has one, on top of the metadata rules. */

@@ -66,12 +66,17 @@ import { Compactor } from '../storage/compactor.js';
 import { apiLeases, LeaderElector } from '../controllers/leader-election.js';
 import { LeaderGatedController, runWhileLeading } from '../controllers/leader-gated.js';
 import { GarbageCollector } from '../controllers/garbage-collector/garbage-collector.js';
-import { CLUSTERROLE_AGGREGATION, DEFAULT_CONTROLLERS, GARBAGE_COLLECTOR, isControllerEnabled, NAMESPACE, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT, SERVICE_ACCOUNT_TOKEN, TOKEN_CLEANER, BOOTSTRAP_SIGNER, RESOURCE_QUOTA, LEGACY_SA_TOKEN_CLEANER, PVC_PROTECTION, PV_PROTECTION } from '../controllers/controller-names.js';
+import { CLUSTERROLE_AGGREGATION, DEFAULT_CONTROLLERS, GARBAGE_COLLECTOR, isControllerEnabled, NAMESPACE, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT, SERVICE_ACCOUNT_TOKEN, TOKEN_CLEANER, BOOTSTRAP_SIGNER, RESOURCE_QUOTA, LEGACY_SA_TOKEN_CLEANER, PVC_PROTECTION, PV_PROTECTION, CSR_SIGNING, CSR_CLEANER, ENDPOINTSLICE_MIRRORING } from '../controllers/controller-names.js';
 import { PvcProtection, PvProtection } from '../controllers/volume-protection.js';
 import { DEFAULT_CLEAN_UP_PERIOD_MS, LegacyTokenCleaner } from '../controllers/legacy-token-cleaner.js';
 import { LegacyTokenTracking } from '../controllers/legacy-token-tracking.js';
 import { BootstrapSigner } from '../controllers/bootstrap-signer.js';
 import { TokenCleaner } from '../controllers/token-cleaner.js';
+import { CsrSigning } from '../controllers/certificates/csr-signing.js';
+import { CsrCleaner } from '../controllers/certificates/csr-cleaner.js';
+import type { CaSource } from '../controllers/certificates/certificate-authority.js';
+import { EndpointSliceMirroring } from '../controllers/endpointslice-mirroring/endpointslice-mirroring.js';
+import { csrSigners, DEFAULT_CLUSTER_SIGNING_DURATION_MS } from './csr-signing-options.js';
 import { WorkQueueMetrics } from '../registry/work-queue.js';
 import { SharedInformers } from '../registry/informer.js';
 // Registers the conversions of served versions whose schema differs from storage.
@@ -322,6 +327,22 @@ export class ApiServer {
       this.controllers.push(this.leaderOnly('namespace-defaults', () => new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), controllerManager, this.pki.servingCa ?? this.pki.serving.cert, shared, { serviceAccount: this.controllerEnabled(SERVICE_ACCOUNT), rootCaPublisher: this.controllerEnabled(ROOT_CA_PUBLISHER) })));
     }
     if (this.controllerEnabled(RESOURCE_QUOTA)) this.controllers.push(this.leaderOnly('resourcequota-controller', () => new ResourceQuotaController({ registry: this.registry, catalog: this.catalog, client: controllerManager })));
+    const csrInfo = this.catalog.resource('certificates.k8s.io', 'v1', 'certificatesigningrequests');
+    if (csrInfo) {
+      const csrs = this.registry.storeFor(csrInfo);
+      const generatedCa = this.pki.ca && { pem: this.pki.ca, name: cfg.certDir !== undefined ? join(cfg.certDir, 'ca.crt') : 'generated CA' };
+      const signers = this.controllerEnabled(CSR_SIGNING) ? await csrSigners(cfg.csrSigning, generatedCa, (m) => this.logger.info(m)) : new Map<string, CaSource>();
+      if (signers.size > 0) {
+        const opts = { signers, durationMs: cfg.csrSigning?.durationMs ?? DEFAULT_CLUSTER_SIGNING_DURATION_MS, log: (m: string) => this.logger.error(m) };
+        this.controllers.push(this.leaderOnly('csr-signing', () => new CsrSigning(csrs, controllerManager, opts, shared)));
+      }
+      if (this.controllerEnabled(CSR_CLEANER)) this.controllers.push(this.leaderOnly('csr-cleaner', () => new CsrCleaner(csrs, controllerManager, shared, (m) => this.logger.info(m))));
+    }
+    const endpointSlicesInfo = this.catalog.resource('discovery.k8s.io', 'v1', 'endpointslices');
+    if (endpointSlicesInfo && this.controllerEnabled(ENDPOINTSLICE_MIRRORING)) {
+      const stores = { endpoints: core('endpoints'), endpointSlices: this.registry.storeFor(endpointSlicesInfo), services: core('services') };
+      this.controllers.push(this.leaderOnly('endpointslice-mirroring', () => new EndpointSliceMirroring(stores, controllerManager, shared, (m) => this.logger.v(2) && this.logger.info(m))));
+    }
     const policies = this.registry.storeFor(this.catalog.knownResource('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies')!);
     if (this.controllerEnabled(VAP_STATUS_CONTROLLER)) this.controllers.push(this.leaderOnly(VAP_STATUS_CONTROLLER, () => new ValidatingAdmissionPolicyStatus(policies, this.catalog, controllerManager)));
     // etcd keeps one --etcd-compaction-interval of history (kube-apiserver's
