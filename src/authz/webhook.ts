@@ -3,6 +3,8 @@ import { request } from 'node:https';
 import { dirname, resolve } from 'node:path';
 import { decode } from '../codec/codec.js';
 import { YAML_TYPE } from '../codec/media-type.js';
+import { formatGoDuration } from '../machinery/duration.js';
+import { clientGoResultError, DeadlineExceeded, goHttpClientError } from '../registry/webhook-client.js';
 import type { AuthorizationAttributes, AuthorizationDecision, Authorizer } from './authorizer.js';
 import { MatchConditions } from './match-conditions.js';
 
@@ -13,7 +15,12 @@ import { MatchConditions } from './match-conditions.js';
  * `denied` denies (stopping the chain), anything else is no opinion.
  * Answers are cached (allowed for authorizedTTL, the rest for
  * unauthorizedTTL); a failed call is the failure policy's decision, with
- * the error (so the request is a 500 unless a later authorizer allows).
+ * the error (so the request is a 500 unless a later authorizer allows) in
+ * client-go's words, as kube's 500 bodies and SubjectAccessReview
+ * evaluationError quote them: `Post "<url>?timeout=<t>": <net/http error>`,
+ * a failed Status's message, apimachinery's generic server response, or the
+ * decoder's complaint. An answer both allowed and denied denies, with kube's
+ * error.
  * Transient failures (a reset connection, a 429, 500 or 504 answer, or one
  * with Retry-After) are retried as kube's DefaultShouldRetry does, with its
  * default webhook backoff (500 ms, factor 1.5, jitter 0.2, 5 attempts).
@@ -125,9 +132,17 @@ export class WebhookAuthorizer implements Authorizer {
       return { decision: this.opts.failurePolicy, reason: '', error: (err as Error).message };
     }
     const reason = str(status.reason);
-    const decision: AuthorizationDecision = status.allowed === true ? { decision: 'Allow', reason } : status.denied === true ? { decision: 'Deny', reason } : { decision: 'NoOpinion', reason };
+    const allowed = status.allowed === true;
+    const decision: AuthorizationDecision =
+      allowed && status.denied === true
+        ? { decision: 'Deny', reason, error: 'webhook subject access review returned both allow and deny response' }
+        : allowed
+          ? { decision: 'Allow', reason }
+          : status.denied === true
+            ? { decision: 'Deny', reason }
+            : { decision: 'NoOpinion', reason };
     if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(key, { decision, expires: Date.now() + (decision.decision === 'Allow' ? this.opts.authorizedTtlMs : this.opts.unauthorizedTtlMs) });
+    this.cache.set(key, { decision, expires: Date.now() + (allowed ? this.opts.authorizedTtlMs : this.opts.unauthorizedTtlMs) });
     return decision;
   }
 
@@ -148,39 +163,44 @@ export class WebhookAuthorizer implements Authorizer {
   private post(body: unknown): Promise<unknown> {
     const data = JSON.stringify(body);
     const e = this.endpoint;
+    // client-go's rest client names its client timeout in the query it sends (and in its errors)
+    const url = new URL(e.url.href);
+    url.search = `timeout=${formatGoDuration(this.opts.timeoutMs)}`;
     return new Promise((resolvePost, reject) => {
       const req = request(
-        e.url,
+        url,
         {
           method: 'POST',
-          headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': Buffer.byteLength(data), ...(e.token ? { Authorization: `Bearer ${e.token}` } : {}) },
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': Buffer.byteLength(data), ...(e.token ? { Authorization: `Bearer ${e.token}` } : {}) },
           ...(e.ca ? { ca: e.ca } : {}),
           ...(e.cert ? { cert: e.cert } : {}),
           ...(e.key ? { key: e.key } : {}),
-          timeout: this.opts.timeoutMs,
         },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
+            clearTimeout(timer);
             const text = Buffer.concat(chunks).toString('utf8');
             const code = res.statusCode ?? 0;
-            if (code < 200 || code >= 300) {
-              const transient = code === 429 || code === 500 || code === 504 || res.headers['retry-after'] !== undefined;
-              return reject(new (transient ? TransientWebhookError : Error)(`the webhook answered ${code}: ${text.slice(0, 200)}`));
-            }
-            try {
-              resolvePost(JSON.parse(text));
-            } catch {
-              reject(new Error('the webhook answered something that is not JSON'));
-            }
+            const failure = clientGoResultError(code, res.headers['content-type'], text);
+            if (failure === undefined) return resolvePost(JSON.parse(text));
+            // kube's DefaultShouldRetry: internal errors (5xx but 503), timeouts (504), 429s, or an answer naming a Retry-After
+            const failed = code < 200 || code > 206;
+            const transient = failed && (code === 429 || (code >= 500 && code !== 503) || res.headers['retry-after'] !== undefined);
+            reject(new (transient ? TransientWebhookError : Error)(failure));
           });
-          res.on('error', reject);
+          res.on('error', (err) => reject(new Error(goHttpClientError('Post', err, url))));
         },
       );
-      req.on('timeout', () => req.destroy(new Error(`the webhook did not answer within ${this.opts.timeoutMs} ms`)));
-      req.on('error', (err: NodeJS.ErrnoException) => reject(err.code === 'ECONNRESET' ? new TransientWebhookError(err.message) : err));
+      const timer = setTimeout(() => req.destroy(new DeadlineExceeded()), this.opts.timeoutMs);
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        const message = goHttpClientError('Post', err, url);
+        reject(err.code === 'ECONNRESET' ? new TransientWebhookError(message) : new Error(message));
+      });
       req.end(data);
     });
   }
 }
+
