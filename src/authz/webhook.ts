@@ -5,8 +5,10 @@ import { decode } from '../codec/codec.js';
 import { YAML_TYPE } from '../codec/media-type.js';
 import { formatGoDuration } from '../machinery/duration.js';
 import { clientGoResultError, DeadlineExceeded, goHttpClientError } from '../registry/webhook-client.js';
-import type { AuthorizationAttributes, AuthorizationDecision, Authorizer } from './authorizer.js';
+import type { UserInfo } from '../machinery/context.js';
+import type { AuthorizationAttributes, AuthorizationDecision, Authorizer, RulesResult } from './authorizer.js';
 import { MatchConditions } from './match-conditions.js';
+import type { AuthorizationMetrics, WebhookCallResult } from './metrics.js';
 
 /**
  * kube's webhook authorizer (apiserver/plugin/pkg/authorizer/webhook): each
@@ -29,7 +31,10 @@ import { MatchConditions } from './match-conditions.js';
  */
 
 export interface WebhookOptions {
-  kubeconfigFile: string;
+  /** The authorizer's name in the configuration file (`webhook` for the --authorization-webhook-* flags), as metrics label it. */
+  name: string;
+  /** Absent for connectionInfo.type InClusterConfig, which kube-apiserver cannot build (see GoNilPointerPanic). */
+  kubeconfigFile: string | undefined;
   version: 'v1' | 'v1beta1';
   authorizedTtlMs: number;
   unauthorizedTtlMs: number;
@@ -39,6 +44,8 @@ export interface WebhookOptions {
   matchConditions?: string[];
   /** kube's DefaultAuthWebhookRetryBackoff unless given (tests shorten it). */
   retryBackoff?: RetryBackoff;
+  /** Where round trips, fail-opens and matchCondition evaluations are counted. */
+  metrics?: AuthorizationMetrics;
 }
 
 export interface RetryBackoff {
@@ -50,8 +57,30 @@ export interface RetryBackoff {
 
 const DEFAULT_RETRY_BACKOFF: RetryBackoff = { initialMs: 500, factor: 1.5, jitter: 0.2, steps: 5 };
 
-/** A failed call kube's webhook client would try again. */
-class TransientWebhookError extends Error {}
+/**
+ * What kube-apiserver 1.36 does with an authorization webhook whose
+ * connectionInfo.type is InClusterConfig (allowed by validation, "not allowed
+ * for kube-apiserver" by its documentation): it dereferences the absent
+ * kubeconfig path while building the authorizer and the Go runtime panics,
+ * so the server exits (code 2) with this message. `capstan serve` does the
+ * same at start; a reload to such a file keeps the running chain instead.
+ */
+export class GoNilPointerPanic extends Error {
+  constructor() {
+    super('runtime error: invalid memory address or nil pointer dereference');
+  }
+}
+
+/** A failed call: whether kube's webhook client would try again, and how its metrics name the failure. */
+class WebhookCallError extends Error {
+  constructor(
+    message: string,
+    readonly transient: boolean,
+    readonly result: WebhookCallResult,
+  ) {
+    super(message);
+  }
+}
 
 interface Endpoint {
   url: URL;
@@ -111,13 +140,18 @@ export class WebhookAuthorizer implements Authorizer {
   private readonly matchConditions: MatchConditions | undefined;
 
   constructor(private readonly opts: WebhookOptions) {
+    // kube-apiserver 1.36 builds a webhook from *connectionInfo.kubeConfigFile (reload.go), a nil pointer for InClusterConfig
+    if (opts.kubeconfigFile === undefined) throw new GoNilPointerPanic();
     this.endpoint = endpointFromKubeconfig(opts.kubeconfigFile);
     if (opts.matchConditions && opts.matchConditions.length > 0) this.matchConditions = new MatchConditions(opts.matchConditions);
   }
 
   async authorize(attrs: AuthorizationAttributes): Promise<AuthorizationDecision> {
     if (this.matchConditions) {
+      const started = performance.now();
       const match = this.matchConditions.evaluate(reviewSpec(attrs, 'v1'));
+      const failed = 'error' in match || match.failed === true;
+      this.opts.metrics?.recordMatchConditions('Webhook', this.opts.name, (performance.now() - started) / 1000, failed, !('error' in match) && !match.matches);
       if ('error' in match) return { decision: this.opts.failurePolicy, reason: '', error: match.error };
       if (!match.matches) return { decision: 'NoOpinion', reason: '' };
     }
@@ -129,6 +163,8 @@ export class WebhookAuthorizer implements Authorizer {
     try {
       status = obj(obj(await this.postWithRetries({ apiVersion: `authorization.k8s.io/${this.opts.version}`, kind: 'SubjectAccessReview', spec })).status);
     } catch (err) {
+      // kube counts a fail-open: no opinion after the last attempt failed, the request itself still waiting
+      if (this.opts.failurePolicy === 'NoOpinion' && err instanceof WebhookCallError) this.opts.metrics?.webhookFailOpen.inc([this.opts.name, err.result]);
       return { decision: this.opts.failurePolicy, reason: '', error: (err as Error).message };
     }
     const reason = str(status.reason);
@@ -146,14 +182,24 @@ export class WebhookAuthorizer implements Authorizer {
     return decision;
   }
 
+  /** kube's webhook authorizer cannot list rules: incomplete, with its error (SelfSubjectRulesReview's evaluationError). */
+  async rulesFor(_user: UserInfo, _namespace: string): Promise<RulesResult> {
+    return { resourceRules: [], nonResourceRules: [], incomplete: true, error: 'webhook authorizer does not support user rule resolution' };
+  }
+
   private async postWithRetries(body: unknown): Promise<unknown> {
     const backoff = this.opts.retryBackoff ?? DEFAULT_RETRY_BACKOFF;
     let delay = backoff.initialMs;
     for (let attempt = 1; ; attempt++) {
+      const started = performance.now();
       try {
-        return await this.post(body);
+        const answer = await this.post(body);
+        this.opts.metrics?.recordWebhookCall(this.opts.name, 'success', (performance.now() - started) / 1000);
+        return answer;
       } catch (err) {
-        if (!(err instanceof TransientWebhookError) || attempt >= backoff.steps) throw err;
+        const failure = err instanceof WebhookCallError ? err : new WebhookCallError((err as Error).message, false, 'error');
+        this.opts.metrics?.recordWebhookCall(this.opts.name, failure.result, (performance.now() - started) / 1000);
+        if (!failure.transient || attempt >= backoff.steps) throw failure;
       }
       await new Promise((r) => setTimeout(r, delay * (1 + Math.random() * backoff.jitter)));
       delay *= backoff.factor;
@@ -188,16 +234,15 @@ export class WebhookAuthorizer implements Authorizer {
             // kube's DefaultShouldRetry: internal errors (5xx but 503), timeouts (504), 429s, or an answer naming a Retry-After
             const failed = code < 200 || code > 206;
             const transient = failed && (code === 429 || (code >= 500 && code !== 503) || res.headers['retry-after'] !== undefined);
-            reject(new (transient ? TransientWebhookError : Error)(failure));
+            reject(new WebhookCallError(failure, transient, code === 504 ? 'timeout' : 'error'));
           });
-          res.on('error', (err) => reject(new Error(goHttpClientError('Post', err, url))));
+          res.on('error', (err) => reject(new WebhookCallError(goHttpClientError('Post', err, url), false, err instanceof DeadlineExceeded ? 'timeout' : 'error')));
         },
       );
       const timer = setTimeout(() => req.destroy(new DeadlineExceeded()), this.opts.timeoutMs);
       req.on('error', (err: NodeJS.ErrnoException) => {
         clearTimeout(timer);
-        const message = goHttpClientError('Post', err, url);
-        reject(err.code === 'ECONNRESET' ? new TransientWebhookError(message) : new Error(message));
+        reject(new WebhookCallError(goHttpClientError('Post', err, url), err.code === 'ECONNRESET', err instanceof DeadlineExceeded ? 'timeout' : 'error'));
       });
       req.end(data);
     });

@@ -176,7 +176,7 @@ ${conditions.map((c) => `    - expression: ${JSON.stringify(c)}`).join('\n')}
       const kubeconfig = join(dir, 'hook.kubeconfig');
       writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${(hook.address() as AddressInfo).port}/authorize`, caPem: hookPki.servingCa!, clientCertPem: hookPki.admin!.cert, clientKeyPem: hookPki.admin!.key, user: 'apiserver' });
       const webhook = new WebhookAuthorizer({
-        kubeconfigFile: kubeconfig, version: 'v1', authorizedTtlMs: 0, unauthorizedTtlMs: 0, timeoutMs: 5_000, failurePolicy: 'Deny',
+        name: 'hook', kubeconfigFile: kubeconfig, version: 'v1', authorizedTtlMs: 0, unauthorizedTtlMs: 0, timeoutMs: 5_000, failurePolicy: 'Deny',
         matchConditions: ["request.resourceAttributes.namespace == 'team'", "!('system:masters' in request.groups)"],
       });
       const get = (user: string, namespace: string, groups: string[] = []): AuthorizationAttributes => ({ user: { username: user, groups }, verb: 'get', resourceRequest: true, namespace, resource: 'pods', name: 'p' });
@@ -217,7 +217,7 @@ ${conditions.map((c) => `    - expression: ${JSON.stringify(c)}`).join('\n')}
       const kubeconfig = join(dir, 'hook.kubeconfig');
       writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${(hook.address() as AddressInfo).port}/authorize`, caPem: hookPki.servingCa!, clientCertPem: hookPki.admin!.cert, clientKeyPem: hookPki.admin!.key, user: 'apiserver' });
       const webhook = new WebhookAuthorizer({
-        kubeconfigFile: kubeconfig, version: 'v1', authorizedTtlMs: 0, unauthorizedTtlMs: 0, timeoutMs: 5_000, failurePolicy: 'NoOpinion',
+        name: 'hook', kubeconfigFile: kubeconfig, version: 'v1', authorizedTtlMs: 0, unauthorizedTtlMs: 0, timeoutMs: 5_000, failurePolicy: 'NoOpinion',
         retryBackoff: { initialMs: 5, factor: 1.5, jitter: 0.2, steps: 5 },
       });
       const get = (user: string): AuthorizationAttributes => ({ user: { username: user, groups: [] }, verb: 'get', resourceRequest: true, namespace: 'ns', resource: 'pods', name: 'p' });

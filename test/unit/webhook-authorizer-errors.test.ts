@@ -57,7 +57,7 @@ describe('Webhook authorizer errors', () => {
 
   const ask = async (answer: Answer, timeoutMs = 5000) => {
     next = answer;
-    const authorizer = new WebhookAuthorizer({ kubeconfigFile: kubeconfig, version: 'v1', authorizedTtlMs: 0, unauthorizedTtlMs: 0, timeoutMs, failurePolicy: 'Deny', retryBackoff: { initialMs: 1, factor: 1, jitter: 0, steps: 1 } });
+    const authorizer = new WebhookAuthorizer({ name: 'hook', kubeconfigFile: kubeconfig, version: 'v1', authorizedTtlMs: 0, unauthorizedTtlMs: 0, timeoutMs, failurePolicy: 'Deny', retryBackoff: { initialMs: 1, factor: 1, jitter: 0, steps: 1 } });
     return authorizer.authorize(attrs);
   };
 
@@ -100,6 +100,11 @@ describe('Webhook authorizer errors', () => {
       reason: '',
       error: `Post "https://127.0.0.1:${port}/authorize?timeout=300ms": context deadline exceeded`,
     });
+  });
+
+  it('cannot list rules, in kube\'s words (SelfSubjectRulesReview evaluationError)', async () => {
+    const authorizer = new WebhookAuthorizer({ name: 'hook', kubeconfigFile: kubeconfig, version: 'v1', authorizedTtlMs: 0, unauthorizedTtlMs: 0, timeoutMs: 1000, failurePolicy: 'Deny' });
+    assert.deepEqual(await authorizer.rulesFor({ username: 'u', groups: [] }, 'ns'), { resourceRules: [], nonResourceRules: [], incomplete: true, error: 'webhook authorizer does not support user rule resolution' });
   });
 
   it('reads answers as client-go\'s rest Result does', () => {
