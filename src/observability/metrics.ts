@@ -4,6 +4,7 @@ import type { DeprecatedApiRequests } from '../api/deprecated-api-requests.js';
 import type { CounterFamily } from '../admission/pod-security/metrics.js';
 import type { AdmissionMetrics } from '../admission/metrics.js';
 import type { FeatureGates } from '../machinery/feature-gates.js';
+import type { CounterVec } from '../machinery/counter.js';
 import type { HistogramVec } from '../machinery/histogram.js';
 import { WORK_DURATION_BUCKETS, type WorkQueueMetrics } from '../registry/work-queue.js';
 
@@ -41,8 +42,10 @@ export class Metrics {
     /** The in-process controllers' queues. */
     private readonly workQueues?: WorkQueueMetrics,
     private readonly featureGates?: FeatureGates,
-    /** Histograms kept by other layers (CRD conversion webhooks'). */
+    /** Histograms kept by other layers (CRD conversion webhooks', the authorizers'). */
     private readonly histograms: readonly HistogramVec[] = [],
+    /** Counters kept by other layers (the authorizers'), their help with kube's stability prefix. */
+    private readonly counters: readonly CounterVec[] = [],
   ) {}
 
   private async build(): Promise<import('prom-client').Registry> {
@@ -131,6 +134,19 @@ export class Metrics {
     }
     if (this.workQueues) this.workQueueMetrics(prom, registry, this.workQueues);
     for (const h of this.histograms) registerHistogram(registry, h);
+    for (const c of this.counters) {
+      new prom.Counter({
+        name: c.name,
+        help: c.help,
+        // Sorted, as Go's client writes label pairs.
+        labelNames: [...c.labelNames].sort(),
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const s of c.samples()) this.inc(Object.fromEntries(Object.entries(s.labels).sort(([a], [b]) => (a < b ? -1 : 1))), s.value);
+        },
+      });
+    }
     return registry;
   }
 

@@ -424,7 +424,7 @@ export class ApiServer {
     // A stop() during start-up ends the loopback under the controllers' first writes: not a failure.
     this.controllersSynced.catch((err: unknown) => this.shuttingDown || this.logger.error(`controller start failed: ${(err as Error).message}`));
     const authnConfigMetrics = cfg.authnExtensions?.authenticationConfigFile ? this.tokenAuthn?.jwt?.metrics : undefined;
-    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, authnConfigMetrics, this.deprecatedApis, () => [...admission.plugins.flatMap((p) => (p instanceof PodSecurityPlugin ? p.counters() : [])), ...(this.tokenAuthn?.legacyTokenCounters.families() ?? [])], this.admissionMetrics, this.workQueueMetrics, cfg.featureGates, [this.conversionMetrics.duration]), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery());
+    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, authnConfigMetrics, this.deprecatedApis, () => [...admission.plugins.flatMap((p) => (p instanceof PodSecurityPlugin ? p.counters() : [])), ...(this.tokenAuthn?.legacyTokenCounters.families() ?? [])], this.admissionMetrics, this.workQueueMetrics, cfg.featureGates, [this.conversionMetrics.duration, ...this.authz.metrics.histograms()], this.authz.metrics.counters()), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery());
     if (this.pki.admin && cfg.adminKubeconfig !== undefined) writeKubeconfig(cfg.adminKubeconfig, this.adminKubeconfig());
   }
 
