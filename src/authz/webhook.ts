@@ -33,7 +33,7 @@ import type { AuthorizationMetrics, WebhookCallResult } from './metrics.js';
 export interface WebhookOptions {
   /** The authorizer's name in the configuration file (`webhook` for the --authorization-webhook-* flags), as metrics label it. */
   name: string;
-  /** Absent for connectionInfo.type InClusterConfig, which kube-apiserver cannot build (see GoNilPointerPanic). */
+  /** Absent for connectionInfo.type InClusterConfig, which kube-apiserver cannot build (see InClusterWebhookError). */
   kubeconfigFile: string | undefined;
   version: 'v1' | 'v1beta1';
   authorizedTtlMs: number;
@@ -58,16 +58,16 @@ export interface RetryBackoff {
 const DEFAULT_RETRY_BACKOFF: RetryBackoff = { initialMs: 500, factor: 1.5, jitter: 0.2, steps: 5 };
 
 /**
- * What kube-apiserver 1.36 does with an authorization webhook whose
- * connectionInfo.type is InClusterConfig (allowed by validation, "not allowed
- * for kube-apiserver" by its documentation): it dereferences the absent
- * kubeconfig path while building the authorizer and the Go runtime panics,
- * so the server exits (code 2) with this message. `capstan serve` does the
- * same at start; a reload to such a file keeps the running chain instead.
+ * An authorization webhook whose connectionInfo.type is InClusterConfig:
+ * kube's validation accepts it, but its documentation says it is not allowed
+ * for kube-apiserver, and kube-apiserver 1.36 dereferences the absent
+ * kubeconfig path while building the authorizer (a nil pointer panic, exit
+ * code 2). Capstan refuses it with this error instead (`capstan serve`
+ * exits 1 at start; a reload to such a file keeps the running chain).
  */
-export class GoNilPointerPanic extends Error {
+export class InClusterWebhookError extends Error {
   constructor() {
-    super('runtime error: invalid memory address or nil pointer dereference');
+    super('a Webhook authorizer with connectionInfo.type InClusterConfig cannot be used by an API server (kube-apiserver 1.36 exits with a nil pointer panic building it); use connectionInfo.type KubeConfigFile');
   }
 }
 
@@ -140,8 +140,7 @@ export class WebhookAuthorizer implements Authorizer {
   private readonly matchConditions: MatchConditions | undefined;
 
   constructor(private readonly opts: WebhookOptions) {
-    // kube-apiserver 1.36 builds a webhook from *connectionInfo.kubeConfigFile (reload.go), a nil pointer for InClusterConfig
-    if (opts.kubeconfigFile === undefined) throw new GoNilPointerPanic();
+    if (opts.kubeconfigFile === undefined) throw new InClusterWebhookError();
     this.endpoint = endpointFromKubeconfig(opts.kubeconfigFile);
     if (opts.matchConditions && opts.matchConditions.length > 0) this.matchConditions = new MatchConditions(opts.matchConditions);
   }

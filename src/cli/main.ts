@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { RuntimeConfigError } from '../api/catalog.js';
 import { AuthorizationConfigError } from '../authz/config-file.js';
-import { GoNilPointerPanic } from '../authz/webhook.js';
+import { InClusterWebhookError } from '../authz/webhook.js';
 import { PolicyFileError } from '../authz/abac.js';
 import { ApiServer } from '../server/apiserver.js';
 import { AuthenticationSetupError } from '../server/token-authn.js';
@@ -69,13 +69,8 @@ async function serve(argv: string[]): Promise<number> {
       process.stderr.write(`Error: ${err.message}\nRun 'capstan serve --help' for usage.\n`);
       return 2;
     }
-    // kube-apiserver 1.36 panics building an InClusterConfig authorization webhook: Go's panic line, Go's exit code.
-    if (err instanceof GoNilPointerPanic) {
-      process.stderr.write(`panic: ${err.message}\n`);
-      return 2;
-    }
     // kube-apiserver refuses an --authorization-config or --authorization-policy-file that does not load.
-    if (err instanceof AuthorizationConfigError || err instanceof PolicyFileError) {
+    if (err instanceof AuthorizationConfigError || err instanceof PolicyFileError || err instanceof InClusterWebhookError) {
       process.stderr.write(`Error: ${err.message}\n`);
       return 1;
     }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
 import { AuthorizationConfigError, loadAuthorizationConfiguration } from '../../src/authz/config-file.js';
-import { GoNilPointerPanic } from '../../src/authz/webhook.js';
+import { InClusterWebhookError } from '../../src/authz/webhook.js';
 import { ApiServer } from '../../src/server/apiserver.js';
 import { eventually, removeDir, ROOT, tempDir } from '../helpers/server.js';
 
@@ -94,10 +94,10 @@ ${extra}- type: RBAC
       assert.throws(() => loadAuthorizationConfiguration(file), (e: unknown) => (e as Error).message === 'authorizers[0].connectionInfo.kubeConfigFile: Invalid value: "/etc/x": can only be set when type=KubeConfigFile');
       writeFileSync(file, inCluster());
       assert.equal(loadAuthorizationConfiguration(file)[0]?.webhook?.kubeconfigFile, undefined, 'kube\'s validation accepts it');
-      assert.throws(() => new ApiServer({ config: { authorizationConfigFile: file } }), (e: unknown) => e instanceof GoNilPointerPanic);
+      assert.throws(() => new ApiServer({ config: { authorizationConfigFile: file } }), (e: unknown) => e instanceof InClusterWebhookError);
       const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'src', 'cli', 'main.js'), 'serve', '--storage-backend', 'memory', '--data-dir', join(dir, 'data'), '--secure-port', '0', '--authorization-config', file], { encoding: 'utf8', timeout: 30_000 });
-      assert.equal(r.status, 2, r.stderr);
-      assert.equal(r.stderr, 'panic: runtime error: invalid memory address or nil pointer dereference\n');
+      assert.equal(r.status, 1, r.stderr);
+      assert.equal(r.stderr, `Error: ${new InClusterWebhookError().message}\n`);
 
       // A running server whose file turns to InClusterConfig keeps its chain (kube's reload would panic the process).
       writeFileSync(file, config('- type: AlwaysAllow\n  name: everyone\n'));
@@ -113,7 +113,7 @@ ${extra}- type: RBAC
         };
         assert.equal(await daveMay(), true);
         writeFileSync(file, inCluster());
-        await eventually(async () => logged.some((m) => m.endsWith('keeping the running one: runtime error: invalid memory address or nil pointer dereference')), 70_000);
+        await eventually(async () => logged.some((m) => m.endsWith(`keeping the running one: ${new InClusterWebhookError().message}`)), 70_000);
         assert.equal(await daveMay(), true, 'the running chain stays');
       } finally {
         await server.stop();
