@@ -6,6 +6,7 @@ import type { ResourceStore } from '../registry/resource-store.js';
 import type { ServiceWatch } from '../registry/service-watch.js';
 import type { ServiceResolver } from '../registry/service-routing.js';
 import { getFromExtensionServer, remoteApiService, serviceAddress, tlsOptions, type ProxyClientCertificate, type RemoteApiService, type ServiceAddress } from './extension-server.js';
+import { joinHostPort } from '../machinery/host-port.js';
 import { goTransportErrorText, type TransportError } from './go-net-errors.js';
 import type { AggregatorMetrics } from './metrics.js';
 
@@ -118,7 +119,7 @@ export class ApiServiceAvailability {
       } catch (err) {
         return (err as Error).message;
       }
-      const url = `https://${endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host}:${endpoint.port}${path}`;
+      const url = `https://${joinHostPort(endpoint.host, endpoint.port)}${path}`;
       try {
         const res = await getFromExtensionServer(tlsOptions(api, endpoint, this.proxyClient, false), path, { username: 'system:kube-aggregator', groups: ['system:masters'] }, PROBE_TIMEOUT_MS);
         if (res.status < 200 || res.status >= 300) return `failing or missing response from ${url}: bad status from ${url}: ${res.status}`;

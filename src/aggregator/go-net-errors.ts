@@ -1,3 +1,4 @@
+import { joinHostPort } from '../machinery/host-port.js';
 import type { ServiceAddress } from './extension-server.js';
 
 /**
@@ -30,10 +31,6 @@ const REMOTE_ALERT: Record<string, string> = {
 
 export type TransportError = NodeJS.ErrnoException & { cert?: { subjectaltname?: string } };
 
-function hostPort(address: ServiceAddress): string {
-  return address.host.includes(':') ? `[${address.host}]:${address.port}` : `${address.host}:${address.port}`;
-}
-
 /** x509.HostnameError's text for a certificate Node found not to name `host`. */
 function hostnameError(err: TransportError, host: string): string {
   const names = (err.cert?.subjectaltname ?? '').split(', ').filter((n) => n !== '');
@@ -56,9 +53,9 @@ function hostnameError(err: TransportError, host: string): string {
 export function goTransportErrorText(err: TransportError, address: ServiceAddress, serverName?: string): string {
   const code = err.code ?? '';
   const errno = CONNECT_ERRNO[code];
-  if (errno) return `dial tcp ${hostPort(address)}: connect: ${errno}`;
+  if (errno) return `dial tcp ${joinHostPort(address.host, address.port)}: connect: ${errno}`;
   // Go's dialer gives up at its 30 s deadline, long before the kernel's connect timeout Node waits for.
-  if (code === 'ETIMEDOUT') return `dial tcp ${hostPort(address)}: i/o timeout`;
+  if (code === 'ETIMEDOUT') return `dial tcp ${joinHostPort(address.host, address.port)}: i/o timeout`;
   if (UNKNOWN_AUTHORITY.has(code)) return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID' && serverName) return `tls: failed to verify certificate: ${hostnameError(err, serverName)}`;
   const alert = REMOTE_ALERT[code];

@@ -38,7 +38,8 @@ function forwardedHeaders(ctx: RequestContext, upgrade: boolean): OutgoingHttpHe
     if (name === 'host' || (!upgrade && HOP_BY_HOP.has(name))) continue;
     out[name] = value;
   }
-  const client = ctx.req.socket.remoteAddress;
+  // Go reports an IPv4 client of a dual-stack listener without the IPv6 mapping.
+  const client = ctx.req.socket.remoteAddress?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
   if (client) {
     const prior = ctx.req.headers['x-forwarded-for'];
     out['x-forwarded-for'] = prior ? `${prior}, ${client}` : client;

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { connect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import { writeText } from '../http/respond.js';
 import type { RequestContext } from '../machinery/context.js';
+import { joinHostPort } from '../machinery/host-port.js';
 import type { ServiceAddress } from './extension-server.js';
 import { goTransportErrorText, type TransportError } from './go-net-errors.js';
 
@@ -41,13 +42,9 @@ interface ResponseHead {
   contentLength: number | undefined;
 }
 
-function hostHeader(address: ServiceAddress): string {
-  return address.host.includes(':') ? `[${address.host}]:${address.port}` : `${address.host}:${address.port}`;
-}
-
 /** The request as Go's Request.Write puts it on the wire (headers without a body; an upgrade has none). */
 function requestBytes(method: string, target: UpgradeTarget): Buffer {
-  const lines = [`${method} ${target.path} HTTP/1.1`, `Host: ${hostHeader(target.address)}`];
+  const lines = [`${method} ${target.path} HTTP/1.1`, `Host: ${joinHostPort(target.address.host, target.address.port)}`];
   for (const [name, value] of Object.entries(target.headers)) {
     if (value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) lines.push(`${name}: ${String(v)}`);

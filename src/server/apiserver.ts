@@ -84,6 +84,7 @@ import { RequestContext } from '../machinery/context.js';
 import { stderrLogger, type Logger } from '../machinery/logger.js';
 import { writeKubeconfig, type KubeconfigSpec } from './kubeconfig.js';
 import { NonResourceRoutes, type OpenApiAggregationRoutes } from './non-resource.js';
+import { joinHostPort } from '../machinery/host-port.js';
 import { issuerDiscovery, type IssuerDiscovery } from '../authn/service-account-discovery.js';
 import { ensurePki, type ServerPki } from './pki.js';
 import { parseRequestInfo } from '../machinery/request-info.js';
@@ -534,7 +535,7 @@ export class ApiServer {
     const cfg = this.config.tokenAuthn;
     const host = this.config.bindAddress === '0.0.0.0' || this.config.bindAddress === '::' || this.config.bindAddress === '' ? '127.0.0.1' : this.config.bindAddress;
     try {
-      return issuerDiscovery(cfg.serviceAccountIssuers[0]!, cfg.serviceAccountJwksUri, `${host.includes(':') ? `[${host}]` : host}:${this.port}`, this.tokenAuthn.keys.verifying);
+      return issuerDiscovery(cfg.serviceAccountIssuers[0]!, cfg.serviceAccountJwksUri, joinHostPort(host, this.port), this.tokenAuthn.keys.verifying);
     } catch (err) {
       this.logger.error(`Failed to build the service account issuer's discovery documents; they will not be served: ${(err as Error).message}`);
       return undefined;
