@@ -72,6 +72,17 @@ function dial(target: UpgradeTarget): Promise<TLSSocket> {
   });
 }
 
+/** http.ReadResponse's reading of a status line: the code, or its error text. */
+function parseStatusLine(line: string): number | string {
+  const space = line.indexOf(' ');
+  if (space < 0) return `malformed HTTP response ${JSON.stringify(line)}`;
+  const proto = line.slice(0, space);
+  const code = line.slice(space + 1).replace(/^ +/, '').split(' ', 1)[0] ?? '';
+  if (!/^\d{3}$/.test(code)) return `malformed HTTP status code ${JSON.stringify(code)}`;
+  if (!/^HTTP\/\d\.\d$/.test(proto)) return `malformed HTTP version ${JSON.stringify(proto)}`;
+  return Number(code);
+}
+
 /** Reads the answer's head (http.ReadResponse); rejects with Go's text when there is none. */
 function readResponseHead(backend: TLSSocket): Promise<ResponseHead> {
   return new Promise((resolve, reject) => {
@@ -94,14 +105,13 @@ function readResponseHead(backend: TLSSocket): Promise<ResponseHead> {
         return;
       }
       const head = raw.subarray(0, end).toString('latin1');
-      const statusLine = head.split('\r\n', 1)[0] ?? '';
-      const match = /^HTTP\/\d\.\d (\d{3})(?: |$)/.exec(statusLine);
-      if (!match) {
-        done(() => reject(new Error(`malformed HTTP response ${JSON.stringify(statusLine)}`)));
+      const parsed = parseStatusLine(head.split('\r\n', 1)[0] ?? '');
+      if (typeof parsed === 'string') {
+        done(() => reject(new Error(parsed)));
         return;
       }
       const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
-      done(() => resolve({ status: Number(match[1]), raw, headEnd: end + 4, contentLength: length ? Number(length[1]) : undefined }));
+      done(() => resolve({ status: parsed, raw, headEnd: end + 4, contentLength: length ? Number(length[1]) : undefined }));
     };
     const onEnd = (): void => done(() => reject(new Error(size === 0 ? 'EOF' : 'unexpected EOF')));
     const onError = (err: Error): void => done(() => reject(err));

@@ -28,7 +28,7 @@ const LEGACY = 'legacy.example.com';
 const WARDLE_HOST = 'wardle.wardle-system.svc';
 const LEGACY_HOST = 'legacy.wardle-system.svc';
 /** Short, so that a tunnel shown to outlive it does so in a test's time. */
-const REQUEST_TIMEOUT_S = 4;
+const REQUEST_TIMEOUT_S = 6;
 
 interface Seen {
   host: string;
