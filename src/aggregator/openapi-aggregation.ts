@@ -184,7 +184,7 @@ export class OpenApiAggregation implements AggregatedOpenApiSource {
     }
     if (this.entries.get(api.name) !== entry) return;
     if (errors.length > 0) {
-      if (this.logger.v(2)) this.logger.info(`loading OpenAPI spec for "${api.name}" failed with: ${errors.join('; ')}`);
+      this.logger.error(`loading OpenAPI spec for "${api.name}" failed with: ${errors.join('; ')}`);
       entry.failures++;
     } else {
       entry.failures = 0;
