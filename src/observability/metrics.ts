@@ -25,6 +25,14 @@ export interface WatchStreamStatsSource {
   bufferedBytes(): number;
 }
 
+/** A gauge another layer keeps: its series, read at each scrape. */
+export interface GaugeFamily {
+  name: string;
+  help: string;
+  labelNames: readonly string[];
+  samples(): Array<{ labels: Record<string, string>; value: number }>;
+}
+
 type PromClient = typeof import('prom-client');
 
 export class Metrics {
@@ -46,6 +54,8 @@ export class Metrics {
     private readonly histograms: readonly HistogramVec[] = [],
     /** Counters kept by other layers (the authorizers'), their help with kube's stability prefix. */
     private readonly counters: readonly CounterVec[] = [],
+    /** ALPHA gauges kept by other layers (the aggregator's APIService availability), read at scrape time. */
+    private readonly gauges?: () => readonly GaugeFamily[],
   ) {}
 
   private async build(): Promise<import('prom-client').Registry> {
@@ -125,6 +135,18 @@ export class Metrics {
         collect() {
           this.reset();
           for (const s of family.samples()) this.inc(Object.fromEntries(Object.entries(s.labels).sort(([a], [b]) => (a < b ? -1 : 1))), s.value);
+        },
+      });
+    }
+    for (const family of this.gauges?.() ?? []) {
+      new prom.Gauge({
+        name: family.name,
+        help: `[ALPHA] ${family.help}`,
+        labelNames: [...family.labelNames].sort(),
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const s of family.samples()) this.set(Object.fromEntries(Object.entries(s.labels).sort(([a], [b]) => (a < b ? -1 : 1))), s.value);
         },
       });
     }

@@ -1,6 +1,7 @@
 import { createServer as createHttpsServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { ServerResponse, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { setMaxListeners } from 'node:events';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -13,6 +14,8 @@ import { buildAdmissionChain } from './admission-setup.js';
 import { AggregatedApis } from '../aggregator/aggregated-apis.js';
 import { ApiServiceAvailability } from '../aggregator/availability.js';
 import type { ProxyClientCertificate } from '../aggregator/extension-server.js';
+import { AggregatorMetrics } from '../aggregator/metrics.js';
+import { OpenApiAggregation } from '../aggregator/openapi-aggregation.js';
 import { proxyToExtensionServer } from '../aggregator/proxy.js';
 import { ApiServiceRegistration, AutoregisterCompletion } from '../aggregator/registration.js';
 import { ServiceWatch } from '../registry/service-watch.js';
@@ -84,7 +87,8 @@ import '../registry/conversions/index.js';
 import { RequestContext } from '../machinery/context.js';
 import { stderrLogger, type Logger } from '../machinery/logger.js';
 import { writeKubeconfig, type KubeconfigSpec } from './kubeconfig.js';
-import { NonResourceRoutes } from './non-resource.js';
+import { NonResourceRoutes, type OpenApiAggregationRoutes } from './non-resource.js';
+import { joinHostPort } from '../machinery/host-port.js';
 import { issuerDiscovery, type IssuerDiscovery } from '../authn/service-account-discovery.js';
 import { ensurePki, type ServerPki } from './pki.js';
 import { parseRequestInfo } from '../machinery/request-info.js';
@@ -206,6 +210,9 @@ export class ApiServer {
   private shuttingDown = false;
   /** The APIServices' routing table and discovery (kube-aggregator), on every process. */
   private aggregatedApis: AggregatedApis | undefined;
+  /** The extension servers' OpenAPI documents, on every process. */
+  private openApiAggregation: OpenApiAggregation | undefined;
+  private readonly aggregatorMetrics = new AggregatorMetrics();
   private proxyClient: ProxyClientCertificate | undefined;
   private readonly connections = new ConnectionResponses();
   private uninstallLastResort: (() => void) | undefined;
@@ -424,7 +431,7 @@ export class ApiServer {
     // A stop() during start-up ends the loopback under the controllers' first writes: not a failure.
     this.controllersSynced.catch((err: unknown) => this.shuttingDown || this.logger.error(`controller start failed: ${(err as Error).message}`));
     const authnConfigMetrics = cfg.authnExtensions?.authenticationConfigFile ? this.tokenAuthn?.jwt?.metrics : undefined;
-    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, authnConfigMetrics, this.deprecatedApis, () => [...admission.plugins.flatMap((p) => (p instanceof PodSecurityPlugin ? p.counters() : [])), ...(this.tokenAuthn?.legacyTokenCounters.families() ?? [])], this.admissionMetrics, this.workQueueMetrics, cfg.featureGates, [this.conversionMetrics.duration, ...this.authz.metrics.histograms()], this.authz.metrics.counters()), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery());
+    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, authnConfigMetrics, this.deprecatedApis, () => [...admission.plugins.flatMap((p) => (p instanceof PodSecurityPlugin ? p.counters() : [])), ...(this.tokenAuthn?.legacyTokenCounters.families() ?? []), this.aggregatorMetrics.unavailableCounter], this.admissionMetrics, this.workQueueMetrics, cfg.featureGates, [this.conversionMetrics.duration, ...this.authz.metrics.histograms()], this.authz.metrics.counters(), () => [this.aggregatorMetrics.unavailableGauge]), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery(), this.openApiRoutes());
     if (this.pki.admin && cfg.adminKubeconfig !== undefined) writeKubeconfig(cfg.adminKubeconfig, this.adminKubeconfig());
   }
 
@@ -441,8 +448,11 @@ export class ApiServer {
     const endpointSlices = this.registry.storeFor(this.catalog.knownResource('discovery.k8s.io', 'v1', 'endpointslices')!);
     const proxyClient = this.proxyClient;
     const routing = this.serviceRouting();
-    this.aggregatedApis = new AggregatedApis(apiServices, routing, this.catalog, proxyClient, this.logger);
+    const openApi = new OpenApiAggregation(routing, proxyClient, this.logger);
+    this.openApiAggregation = openApi;
+    this.aggregatedApis = new AggregatedApis(apiServices, routing, this.catalog, proxyClient, this.logger, this.aggregatorMetrics, (name, remote) => openApi.apiServiceChanged(name, remote));
     this.controllers.push(this.aggregatedApis);
+    this.controllers.push(openApi);
     const completion = new AutoregisterCompletion(apiServices, this.catalog, (group, resource) => this.registry.isAdded(group, resource));
     this.controllers.push(completion);
     this.health.add({ name: completion.name, endpoints: ['readyz', 'healthz'], check: () => completion.check() });
@@ -451,11 +461,25 @@ export class ApiServer {
     this.controllers.push(
       this.leaderOnly('apiservice-availability', () => {
         const changed = { to: (_namespace: string, _name: string): void => undefined };
-        const availability = new ApiServiceAvailability(apiServices, new ServiceWatch(services, endpointSlices, (ns, name) => changed.to(ns, name)), routing, this.client('kube-apiserver'), proxyClient);
+        const availability = new ApiServiceAvailability(apiServices, new ServiceWatch(services, endpointSlices, (ns, name) => changed.to(ns, name)), routing, this.client('kube-apiserver'), proxyClient, this.aggregatorMetrics);
         changed.to = (ns, name) => availability.serviceChanged(ns, name);
         return availability;
       }),
     );
+  }
+
+  /** The extension servers' OpenAPI documents in /openapi, and their own v3 documents proxied to them. */
+  private openApiRoutes(): OpenApiAggregationRoutes | undefined {
+    const openApi = this.openApiAggregation;
+    const apis = this.aggregatedApis;
+    if (!openApi || !apis) return undefined;
+    return {
+      documents: openApi,
+      proxyV3: (ctx, key) => {
+        const owner = openApi.v3Owner(key);
+        return owner ? proxyToExtensionServer(ctx, owner, apis.resolver, this.proxyClient) : undefined;
+      },
+    };
   }
 
   /** Where calls to a Service go (APIServices, CRD conversion webhooks): kube's resolver for --enable-aggregator-routing. */
@@ -531,7 +555,7 @@ export class ApiServer {
     const cfg = this.config.tokenAuthn;
     const host = this.config.bindAddress === '0.0.0.0' || this.config.bindAddress === '::' || this.config.bindAddress === '' ? '127.0.0.1' : this.config.bindAddress;
     try {
-      return issuerDiscovery(cfg.serviceAccountIssuers[0]!, cfg.serviceAccountJwksUri, `${host.includes(':') ? `[${host}]` : host}:${this.port}`, this.tokenAuthn.keys.verifying);
+      return issuerDiscovery(cfg.serviceAccountIssuers[0]!, cfg.serviceAccountJwksUri, joinHostPort(host, this.port), this.tokenAuthn.keys.verifying);
     } catch (err) {
       this.logger.error(`Failed to build the service account issuer's discovery documents; they will not be served: ${(err as Error).message}`);
       return undefined;
@@ -649,6 +673,7 @@ export class ApiServer {
     server.headersTimeout = requestTimeout > 0 ? Math.min(HEADERS_TIMEOUT_MS, server.requestTimeout) : HEADERS_TIMEOUT_MS;
     server.keepAliveTimeout = 65_000;
     server.on('clientError', this.connections.onClientError);
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
     server.on('secureConnection', raiseWriteHighWaterMark);
     this.server = server;
     return new Promise((resolve, reject) => {
@@ -717,7 +742,27 @@ export class ApiServer {
     );
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * An upgrade request (WebSocket, SPDY) goes through the same chain as any
+   * other, answered on its own connection: a response written there closes
+   * it, unless a handler takes the connection over (the aggregator's tunnel
+   * to an extension server).
+   */
+  private handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    this.upgradedSockets.add(socket);
+    socket.once('close', () => this.upgradedSockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    const res = new ServerResponse(req);
+    res.assignSocket(socket as Socket);
+    res.shouldKeepAlive = false;
+    res.once('finish', () => socket.end());
+    void this.handle(req, res, { socket, head });
+  }
+
+  /** Connections handed over by upgrade requests: the HTTP server no longer closes them itself. */
+  private readonly upgradedSockets = new Set<Duplex>();
+
+  private async handle(req: IncomingMessage, res: ServerResponse, upgrade?: { socket: Duplex; head: Buffer }): Promise<void> {
     this.connections.track(req, res);
     let url: URL;
     try {
@@ -732,9 +777,16 @@ export class ApiServer {
     ctx.compressResponses = this.config.featureGates.enabled('APIResponseCompression');
     if (this.config.requestTimeout > 0) ctx.bodyDeadline = Date.now() + this.config.requestTimeout;
     ctx.cbor = this.cborServing;
+    ctx.upgrade = upgrade;
     try {
       await this.handler(ctx);
     } catch (err) {
+      // A tunnel's connection carries another protocol now: no HTTP answer can go there.
+      if (ctx.hijacked) {
+        this.logger.error(`request ${ctx.method} ${ctx.url.pathname} failed after its connection was upgraded: ${(err as Error).message}`);
+        ctx.upgrade?.socket.destroy();
+        return;
+      }
       try {
         writeError(ctx, err);
       } catch (failed) {
@@ -771,6 +823,8 @@ export class ApiServer {
           resolve();
         });
         server.closeIdleConnections();
+        // Tunnels (exec, consoles) end with the server, as hijacked connections end with kube-apiserver's process.
+        for (const socket of this.upgradedSockets) socket.destroy();
       });
     }
     if (!this.options.store) await this.store?.close();
