@@ -1,4 +1,5 @@
-import { cloneObject, metaOf, type KubeObject } from '../machinery/object.js';
+import { cloneObject, metaOf, nowTimestamp, type KubeObject } from '../machinery/object.js';
+import { isRecord } from '../machinery/json.js';
 import { DEFAULT_STRATEGY, type Strategy } from './strategy.js';
 import type { GarbageCollectionPolicy } from './gc-finalizers.js';
 import { STRATEGY_FACTS, type StrategyFacts } from './strategy-facts.js';
@@ -25,6 +26,7 @@ function fromFacts(facts: StrategyFacts | undefined): Strategy {
   const onCreate = facts.statusOnCreate;
   if (onCreate === 'keep') s.initialStatus = (obj) => obj.status;
   else if (onCreate === 'reset') s.initialStatus = () => ({});
+  else if (onCreate === 'drop') s.initialStatus = () => undefined;
   else s.initialStatus = () => cloneObject(onCreate);
   return s;
 }
@@ -108,12 +110,37 @@ function crdStrategy(base: Strategy): Strategy {
   };
 }
 
+/** metav1.Time.Equal on two optional timestamps: both unset, or the same instant whatever the zone. */
+function sameInstant(a: unknown, b: unknown): boolean {
+  if (a === undefined || a === null || b === undefined || b === null) return (a ?? null) === (b ?? null);
+  const [ta, tb] = [Date.parse(String(a)), Date.parse(String(b))];
+  return Number.isNaN(ta) || Number.isNaN(tb) ? a === b : ta === tb;
+}
+
+function taintOf(rule: KubeObject): Record<string, unknown> | undefined {
+  return isRecord(rule.spec) && isRecord(rule.spec.taint) ? rule.spec.taint : undefined;
+}
+
+/**
+ * kube's DeviceTaintRule PrepareForUpdate: timeAdded says when the current
+ * *effect* began (tolerationSeconds count from it), so a new effect that kept
+ * the old timeAdded starts now.
+ */
+function restartTaintTimeOnNewEffect(rule: KubeObject, old: KubeObject): void {
+  const taint = taintOf(rule);
+  const oldTaint = taintOf(old) ?? {};
+  if (taint && (taint.effect ?? '') !== (oldTaint.effect ?? '') && sameInstant(taint.timeAdded, oldTaint.timeAdded)) {
+    taint.timeAdded = nowTimestamp();
+  }
+}
+
 const OVERRIDES: Record<string, (base: Strategy) => Strategy> = {
   'apiextensions.k8s.io/customresourcedefinitions': crdStrategy,
   '/namespaces': namespaceStrategy,
   '/pods': (base) => ({ ...podStrategy(base), prepareForCreate: preparePodForCreate }),
   '/secrets': (base) => ({ ...base, prepareForCreate: mergeStringData, prepareForUpdate: mergeStringData }),
   'batch/jobs': (base) => ({ ...base, prepareForCreate: prepareJobForCreate }),
+  'resource.k8s.io/devicetaintrules': (base) => ({ ...base, prepareForUpdate: restartTaintTimeOnNewEffect }),
 };
 
 /** The type's validation (registry/validation), where it has one, on top of the metadata rules. */
