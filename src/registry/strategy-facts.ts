@@ -702,6 +702,7 @@ export const STRATEGY_FACTS: Record<string, StrategyFacts> = {
     ...PLAIN,
     tracksGeneration: true,
     returnDeletedObject: true,
+    notes: 'Create and update drop the device fields of disabled DRA features unless the old slice uses them (resource-slices.ts).',
   },
   // Served only in v1beta2 and v1alpha3 (stored in v1alpha3), whose REST keeps the historic unconditional updates.
   'resource.k8s.io/devicetaintrules': {

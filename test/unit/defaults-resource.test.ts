@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { FeatureGates } from '../../src/machinery/feature-gates.js';
 import { applyDefaults } from '../../src/registry/defaults/index.js';
 import type { KubeObject } from '../../src/machinery/object.js';
 import { ResourceStore } from '../../src/registry/resource-store.js';
@@ -178,10 +179,10 @@ describe('resource.k8s.io alpha kinds', () => {
 
 describe('resource.k8s.io strategies kube has and the generic store lacked', () => {
   const keys = new KeyLayout();
-  function open(resource: string, kind: string): ResourceStore {
+  function open(resource: string, kind: string, gates?: FeatureGates): ResourceStore {
     const store = new MemoryStore();
     const fields = fieldExtractorFor(GROUP, resource, false).extract;
-    return new ResourceStore({ group: GROUP, resource, kind, namespaced: false, prefix: keys.resourcePrefix(GROUP, resource), fields }, strategyFor(GROUP, resource, kind), store);
+    return new ResourceStore({ group: GROUP, resource, kind, namespaced: false, prefix: keys.resourcePrefix(GROUP, resource), fields }, strategyFor(GROUP, resource, kind, gates), store);
   }
   const update = (rs: ResourceStore, name: string, fn: (o: any) => void, subresource: '' | 'status' = '') =>
     rs.update(undefined, { name, subresource }, (cur) => {
@@ -243,5 +244,45 @@ describe('resource.k8s.io strategies kube has and the generic store lacked', () 
       o.status = { poolCount: 9 };
     });
     assert.deepEqual(relabelled.object.status, { poolCount: 1 });
+  });
+
+  const slice = (device: Record<string, unknown>): KubeObject => ({
+    apiVersion: `${GROUP}/v1`,
+    kind: 'ResourceSlice',
+    metadata: { name: 'node-1-cpus' },
+    spec: { driver: 'cpu.example.com', nodeName: 'node-1', pool: { name: 'node-1', generation: 1, resourceSliceCount: 1 }, devices: [{ name: 'cpu-0', ...device }] },
+  });
+  const ALPHA_FIELDS = {
+    attributes: { numa: { int: 0 }, siblings: { ints: [1, 2] }, model: { string: 'x' } },
+    nodeAllocatableResourceMappings: { cpu: { allocationMultiplier: '2' } },
+  };
+
+  it('ResourceSlice: the alpha DRA device fields are dropped on create while their gates are off (1.36 default)', async () => {
+    const created = await open('resourceslices', 'ResourceSlice').create(slice(ALPHA_FIELDS), undefined);
+    assert.deepEqual((created.spec as any).devices, [{ name: 'cpu-0', attributes: { numa: { int: 0 }, siblings: {}, model: { string: 'x' } } }]);
+    assert.equal(created.metadata!.generation, 1);
+  });
+
+  it('ResourceSlice: with DRANodeAllocatableResources and DRAListTypeAttributes on they are kept', async () => {
+    const gates = FeatureGates.parse(['DRANodeAllocatableResources=true,DRAListTypeAttributes=true']);
+    const created = await open('resourceslices', 'ResourceSlice', gates).create(slice(ALPHA_FIELDS), undefined);
+    assert.deepEqual((created.spec as any).devices, [{ name: 'cpu-0', ...ALPHA_FIELDS }]);
+  });
+
+  it('ResourceSlice: an update keeps the fields a stored slice already uses and drops newly added ones', async () => {
+    const store = new MemoryStore();
+    const fields = fieldExtractorFor(GROUP, 'resourceslices', false).extract;
+    const stored = (gates?: FeatureGates) =>
+      new ResourceStore({ group: GROUP, resource: 'resourceslices', kind: 'ResourceSlice', namespaced: false, prefix: keys.resourcePrefix(GROUP, 'resourceslices'), fields }, strategyFor(GROUP, 'resourceslices', 'ResourceSlice', gates), store);
+    // Written while the gates were on, read back by a server with the 1.36 defaults.
+    await stored(FeatureGates.parse(['DRANodeAllocatableResources=true'])).create(slice({ nodeAllocatableResourceMappings: { cpu: {} } }), undefined);
+    const rs = stored();
+    const kept = await update(rs, 'node-1-cpus', (o) => {
+      o.spec.devices[0].nodeAllocatableResourceMappings.memory = { allocationMultiplier: '1Gi' };
+      o.spec.devices[0].attributes = { siblings: { ints: [1] } };
+    });
+    const device = (kept.object.spec as any).devices[0];
+    assert.deepEqual(device.nodeAllocatableResourceMappings, { cpu: {}, memory: { allocationMultiplier: '1Gi' } });
+    assert.deepEqual(device.attributes, { siblings: {} });
   });
 });
