@@ -112,7 +112,7 @@ spec:
 describe('built-in API versions converted to and from storage (resource.k8s.io/v1beta1)', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer({ args: ['--runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1alpha3=true'] });
+    server = await startServer({ args: ['--runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1alpha3=true', '--feature-gates=DRANodeAllocatableResources=true'] });
   });
   after(async () => {
     await server?.stop();
@@ -316,6 +316,39 @@ describe('built-in API versions converted to and from storage (resource.k8s.io/v
       after.json.metadata.managedFields.map((e: { manager: string; operation: string; apiVersion: string }) => [e.manager, e.operation, e.apiVersion]),
       [['driver', 'Apply', 'resource.k8s.io/v1beta1']],
     );
+  });
+
+  it('a v1beta1 ResourceSlice\'s device taints and resource mappings are defaulted before the conversion; a disabled alpha field is dropped', async () => {
+    const body = {
+      apiVersion: 'resource.k8s.io/v1beta1',
+      kind: 'ResourceSlice',
+      metadata: { name: 'node-2-cpus' },
+      spec: {
+        driver: 'cpu.example.com',
+        nodeName: 'node-2',
+        pool: { name: 'node-2', resourceSliceCount: 1 },
+        devices: [
+          {
+            name: 'cpu-0',
+            basic: {
+              // DRAListTypeAttributes is off (1.36's default): the list value goes; DRANodeAllocatableResources is on here.
+              attributes: { numa: { int: 0 }, siblings: { ints: [1, 2] } },
+              nodeAllocatableResourceMappings: { cpu: {} },
+              taints: [{ key: 'maintenance', effect: 'NoSchedule' }],
+            },
+          },
+        ],
+      },
+    };
+    const created = await http(server, 'POST', `${BETA}/resourceslices`, { body });
+    assert.equal(created.status, 201, created.text);
+    const v1 = await http(server, 'GET', `${V1}/resourceslices/node-2-cpus`);
+    assert.equal(v1.status, 200, v1.text);
+    const device = v1.json.spec.devices[0];
+    assert.deepEqual(device.attributes, { numa: { int: 0 }, siblings: {} });
+    assert.deepEqual(device.nodeAllocatableResourceMappings, { cpu: { allocationMultiplier: '1' } });
+    assert.match(device.taints[0].timeAdded, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    assert.deepEqual(created.json.spec.devices[0].basic.taints, device.taints);
   });
 
   it('stores v1beta1\'s unset nodeName and false allNodes as absent v1 pointers', async () => {
