@@ -55,6 +55,38 @@ spec:
         count: 1
 `;
 
+/** Subrequests, the same in both versions: defaulted to ExactCount and 1 unless they say All. */
+const ALT_REQUEST = { name: 'alt', firstAvailable: [{ name: 'big', deviceClassName: 'big.example.com' }, { name: 'all', deviceClassName: 'small.example.com', allocationMode: 'All' }] };
+const DEFAULTED_ALT_REQUEST = {
+  name: 'alt',
+  firstAvailable: [
+    { name: 'big', deviceClassName: 'big.example.com', allocationMode: 'ExactCount', count: 1 },
+    { name: 'all', deviceClassName: 'small.example.com', allocationMode: 'All' },
+  ],
+};
+
+const DEFAULTS_BETA_YAML = `apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata:
+  name: defaults-beta
+  namespace: default
+spec:
+  devices:
+    requests:
+    - name: gpu
+      deviceClassName: gpu.example.com
+      tolerations:
+      - key: maintenance
+        effect: NoSchedule
+    - name: alt
+      firstAvailable:
+      - name: big
+        deviceClassName: big.example.com
+      - name: all
+        deviceClassName: small.example.com
+        allocationMode: All
+`;
+
 const SLICE_YAML = (count: string): string => `apiVersion: resource.k8s.io/v1beta1
 kind: ResourceSlice
 metadata:
@@ -80,7 +112,7 @@ spec:
 describe('built-in API versions converted to and from storage (resource.k8s.io/v1beta1)', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer({ args: ['--runtime-config=resource.k8s.io/v1beta1=true'] });
+    server = await startServer({ args: ['--runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1alpha3=true', '--feature-gates=DRANodeAllocatableResources=true'] });
   });
   after(async () => {
     await server?.stop();
@@ -118,6 +150,73 @@ describe('built-in API versions converted to and from storage (resource.k8s.io/v
     assert.deepEqual(requestsOf(JSON.parse(got.stdout)), BETA_REQUESTS);
   });
 
+  it('a ResourceClaim created in v1 without allocationMode or count reads back with kube\'s defaults', async () => {
+    const body = {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceClaim',
+      metadata: { name: 'defaults-v1' },
+      spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu.example.com', tolerations: [{ key: 'maintenance', effect: 'NoSchedule' }] } }, ALT_REQUEST] } },
+    };
+    const created = await http(server, 'POST', `${V1}/namespaces/default/resourceclaims`, { body });
+    assert.equal(created.status, 201, created.text);
+    const expected = [
+      { name: 'gpu', exactly: { deviceClassName: 'gpu.example.com', allocationMode: 'ExactCount', count: 1, tolerations: [{ key: 'maintenance', operator: 'Equal', effect: 'NoSchedule' }] } },
+      DEFAULTED_ALT_REQUEST,
+    ];
+    assert.deepEqual(requestsOf(created.json), expected);
+    assert.deepEqual(created.json.status, {});
+    const got = await http(server, 'GET', `${V1}/namespaces/default/resourceclaims/defaults-v1`);
+    assert.deepEqual(requestsOf(got.json), expected);
+  });
+
+  it('a ResourceClaim created in v1beta1 with kubectl without allocationMode or count is defaulted in v1beta1, then stored in v1\'s shape', { skip: kubectlMissing() }, async () => {
+    const created = await kubectl(server, ['create', '-f', '-'], DEFAULTS_BETA_YAML);
+    assert.equal(created.code, 0, created.stderr);
+    const got = await kubectl(server, ['get', 'resourceclaims.v1beta1.resource.k8s.io', 'defaults-beta', '-n', 'default', '-o', 'json']);
+    assert.equal(got.code, 0, got.stderr);
+    assert.deepEqual(requestsOf(JSON.parse(got.stdout)), [
+      { name: 'gpu', deviceClassName: 'gpu.example.com', allocationMode: 'ExactCount', count: 1, tolerations: [{ key: 'maintenance', operator: 'Equal', effect: 'NoSchedule' }] },
+      DEFAULTED_ALT_REQUEST,
+    ]);
+    const v1 = await http(server, 'GET', `${V1}/namespaces/default/resourceclaims/defaults-beta`);
+    assert.equal(v1.status, 200, v1.text);
+    assert.deepEqual(requestsOf(v1.json), [
+      { name: 'gpu', exactly: { deviceClassName: 'gpu.example.com', allocationMode: 'ExactCount', count: 1, tolerations: [{ key: 'maintenance', operator: 'Equal', effect: 'NoSchedule' }] } },
+      DEFAULTED_ALT_REQUEST,
+    ]);
+  });
+
+  it('a v1alpha3 DeviceTaintRule is stamped with timeAdded and generation 1, and a new effect restarts timeAdded', async () => {
+    const ALPHA = '/apis/resource.k8s.io/v1alpha3';
+    const body = {
+      apiVersion: 'resource.k8s.io/v1alpha3',
+      kind: 'DeviceTaintRule',
+      metadata: { name: 'maintenance' },
+      spec: { deviceSelector: { driver: 'gpu.example.com' }, taint: { key: 'maintenance', effect: 'NoSchedule' } },
+      status: { conditions: [{ type: 'EvictionInProgress', status: 'True', reason: 'Forged', message: '', lastTransitionTime: '2006-01-02T15:04:05Z' }] },
+    };
+    const created = await http(server, 'POST', `${ALPHA}/devicetaintrules`, { body });
+    assert.equal(created.status, 201, created.text);
+    assert.match(created.json.spec.taint.timeAdded, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    assert.equal(created.json.metadata.generation, 1);
+    assert.deepEqual(created.json.status, {});
+    const merge = { 'Content-Type': 'application/merge-patch+json' };
+    const dated = await http(server, 'PATCH', `${ALPHA}/devicetaintrules/maintenance`, { body: { spec: { taint: { timeAdded: '2006-01-02T15:04:05Z' } } }, headers: merge });
+    assert.equal(dated.status, 200, dated.text);
+    assert.equal(dated.json.spec.taint.timeAdded, '2006-01-02T15:04:05Z');
+    const evicting = await http(server, 'PATCH', `${ALPHA}/devicetaintrules/maintenance`, { body: { spec: { taint: { effect: 'NoExecute' } } }, headers: merge });
+    assert.equal(evicting.status, 200, evicting.text);
+    assert.notEqual(evicting.json.spec.taint.timeAdded, '2006-01-02T15:04:05Z');
+    assert.equal(evicting.json.metadata.generation, 3);
+
+    const pools = await http(server, 'POST', `${ALPHA}/resourcepoolstatusrequests`, {
+      body: { apiVersion: 'resource.k8s.io/v1alpha3', kind: 'ResourcePoolStatusRequest', metadata: { name: 'gpus' }, spec: { driver: 'gpu.example.com' }, status: { poolCount: 7 } },
+    });
+    assert.equal(pools.status, 201, pools.text);
+    assert.deepEqual(pools.json.spec, { driver: 'gpu.example.com', limit: 100 });
+    assert.equal(pools.json.status, undefined);
+  });
+
   it('an update through v1 is watched in v1beta1 and listed in both versions', async () => {
     const current = await http(server, 'GET', `${V1}/namespaces/default/resourceclaims/gpu-claim`);
     assert.equal(current.status, 200, current.text);
@@ -140,18 +239,20 @@ describe('built-in API versions converted to and from storage (resource.k8s.io/v
     assert.equal(betaList.status, 200, betaList.text);
     assert.equal(betaList.json.kind, 'ResourceClaimList');
     assert.equal(betaList.json.apiVersion, 'resource.k8s.io/v1beta1');
-    assert.deepEqual(requestsOf(betaList.json.items[0]), [{ ...BETA_REQUESTS[0], count: 3 }, BETA_REQUESTS[1]]);
+    const named = (list: any) => list.items.find((item: any) => item.metadata.name === 'gpu-claim');
+    assert.deepEqual(requestsOf(named(betaList.json)), [{ ...BETA_REQUESTS[0], count: 3 }, BETA_REQUESTS[1]]);
     const v1List = await http(server, 'GET', `${V1}/namespaces/default/resourceclaims`);
-    assert.equal(v1List.json.items[0].spec.devices.requests[0].exactly.count, 3);
+    assert.equal(named(v1List.json).spec.devices.requests[0].exactly.count, 3);
   });
 
   it('a merge patch through v1beta1 lands under exactly in v1', async () => {
     const patch = { spec: { devices: { requests: [{ name: 'gpu', deviceClassName: 'other.example.com', count: 4 }] } } };
     const r = await http(server, 'PATCH', `${BETA}/namespaces/default/resourceclaims/gpu-claim`, { body: patch, headers: { 'Content-Type': 'application/merge-patch+json' } });
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(requestsOf(r.json), [{ name: 'gpu', deviceClassName: 'other.example.com', count: 4 }]);
+    // The patched request is defaulted in v1beta1 (allocationMode) before it moves under exactly.
+    assert.deepEqual(requestsOf(r.json), [{ name: 'gpu', deviceClassName: 'other.example.com', allocationMode: 'ExactCount', count: 4 }]);
     const v1 = await http(server, 'GET', `${V1}/namespaces/default/resourceclaims/gpu-claim`);
-    assert.deepEqual(requestsOf(v1.json), [{ name: 'gpu', exactly: { deviceClassName: 'other.example.com', count: 4 } }]);
+    assert.deepEqual(requestsOf(v1.json), [{ name: 'gpu', exactly: { deviceClassName: 'other.example.com', allocationMode: 'ExactCount', count: 4 } }]);
   });
 
   it('validates fields against the requested version\'s schema (strict field validation)', async () => {
@@ -215,6 +316,39 @@ describe('built-in API versions converted to and from storage (resource.k8s.io/v
       after.json.metadata.managedFields.map((e: { manager: string; operation: string; apiVersion: string }) => [e.manager, e.operation, e.apiVersion]),
       [['driver', 'Apply', 'resource.k8s.io/v1beta1']],
     );
+  });
+
+  it('a v1beta1 ResourceSlice\'s device taints and resource mappings are defaulted before the conversion; a disabled alpha field is dropped', async () => {
+    const body = {
+      apiVersion: 'resource.k8s.io/v1beta1',
+      kind: 'ResourceSlice',
+      metadata: { name: 'node-2-cpus' },
+      spec: {
+        driver: 'cpu.example.com',
+        nodeName: 'node-2',
+        pool: { name: 'node-2', resourceSliceCount: 1 },
+        devices: [
+          {
+            name: 'cpu-0',
+            basic: {
+              // DRAListTypeAttributes is off (1.36's default): the list value goes; DRANodeAllocatableResources is on here.
+              attributes: { numa: { int: 0 }, siblings: { ints: [1, 2] } },
+              nodeAllocatableResourceMappings: { cpu: {} },
+              taints: [{ key: 'maintenance', effect: 'NoSchedule' }],
+            },
+          },
+        ],
+      },
+    };
+    const created = await http(server, 'POST', `${BETA}/resourceslices`, { body });
+    assert.equal(created.status, 201, created.text);
+    const v1 = await http(server, 'GET', `${V1}/resourceslices/node-2-cpus`);
+    assert.equal(v1.status, 200, v1.text);
+    const device = v1.json.spec.devices[0];
+    assert.deepEqual(device.attributes, { numa: { int: 0 }, siblings: {} });
+    assert.deepEqual(device.nodeAllocatableResourceMappings, { cpu: { allocationMultiplier: '1' } });
+    assert.match(device.taints[0].timeAdded, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    assert.deepEqual(created.json.spec.devices[0].basic.taints, device.taints);
   });
 
   it('stores v1beta1\'s unset nodeName and false allNodes as absent v1 pointers', async () => {
