@@ -125,50 +125,16 @@ export class Metrics {
         },
       });
     }
-    for (const family of this.admissionCounters?.() ?? []) {
-      new prom.Counter({
-        name: family.name,
-        help: `[ALPHA] ${family.help}`,
-        // Sorted, as Go's client writes label pairs.
-        labelNames: [...family.labelNames].sort(),
-        registers: [registry],
-        collect() {
-          this.reset();
-          for (const s of family.samples()) this.inc(Object.fromEntries(Object.entries(s.labels).sort(([a], [b]) => (a < b ? -1 : 1))), s.value);
-        },
-      });
-    }
-    for (const family of this.gauges?.() ?? []) {
-      new prom.Gauge({
-        name: family.name,
-        help: `[ALPHA] ${family.help}`,
-        labelNames: [...family.labelNames].sort(),
-        registers: [registry],
-        collect() {
-          this.reset();
-          for (const s of family.samples()) this.set(Object.fromEntries(Object.entries(s.labels).sort(([a], [b]) => (a < b ? -1 : 1))), s.value);
-        },
-      });
-    }
+    // PodSecurity's and the aggregator's families carry no stability prefix of their own; kube marks them ALPHA.
+    for (const family of this.admissionCounters?.() ?? []) registerSampled(prom, registry, 'counter', family, `[ALPHA] ${family.help}`);
+    for (const family of this.gauges?.() ?? []) registerSampled(prom, registry, 'gauge', family, `[ALPHA] ${family.help}`);
     if (this.admission) {
       registerHistogram(registry, this.admission.step);
       registerHistogram(registry, this.admission.controller);
     }
     if (this.workQueues) this.workQueueMetrics(prom, registry, this.workQueues);
     for (const h of this.histograms) registerHistogram(registry, h);
-    for (const c of this.counters) {
-      new prom.Counter({
-        name: c.name,
-        help: c.help,
-        // Sorted, as Go's client writes label pairs.
-        labelNames: [...c.labelNames].sort(),
-        registers: [registry],
-        collect() {
-          this.reset();
-          for (const s of c.samples()) this.inc(Object.fromEntries(Object.entries(s.labels).sort(([a], [b]) => (a < b ? -1 : 1))), s.value);
-        },
-      });
-    }
+    for (const c of this.counters) registerSampled(prom, registry, 'counter', c, c.help);
     return registry;
   }
 
@@ -288,6 +254,29 @@ function featureEnabledGauge(prom: PromClient, registry: import('prom-client').R
   });
 }
 
+/** Label pairs in name order, as Go's Prometheus client writes them. */
+function sortedLabels(labels: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** A counter or gauge kept by another layer as plain numbers, read at each scrape. */
+function registerSampled(prom: PromClient, registry: import('prom-client').Registry, type: 'counter' | 'gauge', family: GaugeFamily, help: string): void {
+  const Metric = type === 'counter' ? prom.Counter : prom.Gauge;
+  new Metric({
+    name: family.name,
+    help,
+    labelNames: [...family.labelNames].sort(),
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of family.samples()) {
+        if (this instanceof prom.Counter) this.inc(sortedLabels(s.labels), s.value);
+        else (this as import('prom-client').Gauge).set(sortedLabels(s.labels), s.value);
+      }
+    },
+  });
+}
+
 /**
  * A HistogramVec kept outside prom-client, rendered as a histogram at each
  * scrape (prom-client's registry asks a metric only for name, help, type and
@@ -302,7 +291,7 @@ function registerHistogram(registry: import('prom-client').Registry, h: Histogra
     get: () => {
       const values: Array<{ metricName: string; labels: Record<string, string | number>; value: number }> = [];
       for (const s of h.all()) {
-        const labels = Object.fromEntries(Object.entries(s.labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+        const labels = sortedLabels(s.labels);
         h.buckets.forEach((le, i) => values.push({ metricName: `${h.name}_bucket`, labels: { ...labels, le }, value: s.counts[i]! }));
         values.push({ metricName: `${h.name}_bucket`, labels: { ...labels, le: '+Inf' }, value: s.count });
         values.push({ metricName: `${h.name}_sum`, labels, value: s.sum });
