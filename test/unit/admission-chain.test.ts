@@ -6,10 +6,10 @@
  */
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 
 import { ApiCatalog } from '../../src/api/catalog.js';
 import type { ResourceInfo } from '../../src/api/types.js';
@@ -119,6 +119,7 @@ describe('--enable-admission-plugins / --disable-admission-plugins / --admission
 
 describe('AdmissionConfiguration file (kube ReadAdmissionConfiguration)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'capstan-admcfg-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
   const file = (name: string, text: string): string => {
     const p = join(dir, name);
     writeFileSync(p, text);
