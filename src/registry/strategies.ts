@@ -146,6 +146,8 @@ const OVERRIDES: Record<string, (base: Strategy, gates: FeatureGates) => Strateg
   'batch/jobs': (base) => ({ ...base, prepareForCreate: prepareJobForCreate }),
   'certificates.k8s.io/certificatesigningrequests': (base) => ({
     ...base,
+    // csrStrategy's and csrStatusStrategy's GetResetFields: the main resource owns neither spec nor status.
+    resetFields: { main: [['spec'], ['status']], status: [['spec'], ['status', 'conditions']] },
     prepareForCreate: (obj, ctx) => prepareCsrCreate(obj, ctx.user),
     prepareForUpdate: prepareCsrUpdate,
     prepareForStatusUpdate: (obj, old) => prepareCsrStatusUpdate(obj, old),

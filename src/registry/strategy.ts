@@ -44,6 +44,12 @@ export interface Strategy {
   validateUpdate?(obj: KubeObject, old: KubeObject, warn?: (text: string) => void, ctx?: ValidationContext): FieldError[];
   /** Validation of a write through /status, where the type's status strategy has its own (default: validateUpdate). */
   validateStatusUpdate?(obj: KubeObject, old: KubeObject, warn?: (text: string) => void): FieldError[];
+  /**
+   * GetResetFields where a type's differ from the generic ones (status on the
+   * main resource; spec and the kept metadata on /status): the paths writes
+   * through the main resource or /status never own.
+   */
+  resetFields?: { main?: readonly (readonly string[])[]; status?: readonly (readonly string[])[] };
   /** Validation of a write through certificatesigningrequests/approval (default: validateUpdate). */
   validateApprovalUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
   /**

@@ -191,6 +191,8 @@ describe('CSR requester and validation (kube\'s csrStrategy)', { skip }, () => {
     assert.equal(stored.spec.uid, undefined);
     assert.equal(stored.spec.extra, undefined);
     assert.deepEqual(stored.status, {});
+    // csrStrategy's GetResetFields: no write through the main resource owns spec.
+    assert.doesNotMatch(JSON.stringify((stored as unknown as { metadata: { managedFields?: unknown } }).metadata.managedFields ?? []), /f:spec/);
 
     // The main resource changes metadata only: spec stays as created (csrStrategy.PrepareForUpdate).
     const changed = { ...stored, metadata: { ...(stored as unknown as { metadata: Record<string, unknown> }).metadata, labels: { team: 'a' } }, spec: { ...stored.spec, usages: ['server auth'] } };
