@@ -74,7 +74,7 @@ export async function handleCreate(scope: ResourceScope, admission: AdmissionCha
     scope.store.create(stored, info.namespaced ? scope.namespace : undefined, {
       dryRun: opts.dryRun,
       validate: scope.validatingAdmission(admission, { options, dryRun: opts.dryRun }),
-      requestVersion: scope.requestVersion,
+      ...scope.writeContext,
     }),
   );
   writeEncoded(ctx, 201, renderObject(scope, await scope.servedOne(created), neg.view), neg.encoding, neg.contentType);

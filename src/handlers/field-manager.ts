@@ -16,10 +16,11 @@ function schemaOf(scope: ResourceScope): ApplySchema {
 
 /** Fields a write to this endpoint never owns (kube's strategies' GetResetFields). */
 function resetFields(scope: ResourceScope): FieldPaths | undefined {
+  const own = scope.descriptor.strategy.resetFields;
   // kube's status strategies' GetResetFields: spec, and the metadata a status write keeps.
-  if (scope.writeMode === 'status') return [['spec'], ...(scope.descriptor.statusStrategy.keep ?? []).map((f) => ['metadata', f])];
+  if (scope.writeMode === 'status') return own?.status ?? [['spec'], ...(scope.descriptor.statusStrategy.keep ?? []).map((f) => ['metadata', f])];
   if (scope.writeMode === 'approval') return [['spec'], ['status', 'certificate']];
-  return scope.descriptor.strategy.hasStatusSubresource ? [['status']] : undefined;
+  return own?.main ?? (scope.descriptor.strategy.hasStatusSubresource ? [['status']] : undefined);
 }
 
 function common(scope: ResourceScope): { apiVersion: string; schema: ApplySchema; subresource?: string; resetFields?: FieldPaths } {

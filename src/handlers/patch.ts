@@ -216,7 +216,7 @@ async function handleApply(scope: ResourceScope, admission: AdmissionChain): Pro
   const result = await scope.landed(() => scope.store.update(
     info.namespaced ? scope.namespace : undefined,
     {
-      name: scope.name, dryRun: opts.dryRun, subresource, forceAllowCreate: subresource === '', requestVersion: scope.requestVersion,
+      name: scope.name, dryRun: opts.dryRun, subresource, forceAllowCreate: subresource === '', ...scope.writeContext,
       validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }), warn: (t) => ctx.warnings.push(t),
     },
     async (current) => {
@@ -256,7 +256,7 @@ export async function handlePatch(scope: ResourceScope, admission: AdmissionChai
   const result = await scope.landed(() => scope.store.update(
     info.namespaced ? scope.namespace : undefined,
     {
-      name: scope.name, dryRun: opts.dryRun, subresource, requestVersion: scope.requestVersion,
+      name: scope.name, dryRun: opts.dryRun, subresource, ...scope.writeContext,
       validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }), warn: (t) => ctx.warnings.push(t),
     },
     async (current) => {

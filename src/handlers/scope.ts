@@ -8,7 +8,7 @@ import type { ResourceDescriptor } from '../registry/descriptor.js';
 import type { KubeObject } from '../machinery/object.js';
 import type { ResourceStore, UpdateMode, ValidateAdmission } from '../registry/resource-store.js';
 import { internalError, type GroupKind, type GroupResource } from '../machinery/errors.js';
-import type { RequestContext } from '../machinery/context.js';
+import type { RequestContext, UserInfo } from '../machinery/context.js';
 import type { ResourceRequestInfo } from '../machinery/request-info.js';
 
 /** What an admission call says itself; the rest comes from the request (ResourceScope.admit). */
@@ -63,6 +63,11 @@ export class ResourceScope {
   /** The API version the request came through (`v1`, `events.k8s.io/v1`). */
   get requestVersion(): string {
     return apiVersionOf(this.info.group, this.info.version);
+  }
+
+  /** What the type's write rules may know of the request: its API version and user. */
+  get writeContext(): { requestVersion: string; user?: UserInfo } {
+    return { requestVersion: this.requestVersion, ...(this.ctx.user ? { user: this.ctx.user } : {}) };
   }
 
   /**

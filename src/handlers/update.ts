@@ -26,7 +26,7 @@ export async function handleUpdate(scope: ResourceScope, admission: AdmissionCha
   const result = await scope.landed(() => scope.store.update(
     info.namespaced ? scope.namespace : undefined,
     {
-      name: scope.name, dryRun: opts.dryRun, subresource, requestVersion: scope.requestVersion,
+      name: scope.name, dryRun: opts.dryRun, subresource, ...scope.writeContext,
       validate: scope.validatingAdmission(admission, { subresource, options, dryRun: opts.dryRun }), warn: (t) => ctx.warnings.push(t),
     },
     async (current) => {

@@ -8,6 +8,8 @@
 export interface PemBlock {
   type: string;
   bytes: Buffer;
+  /** The block had `Key: value` header lines. */
+  hasHeaders: boolean;
 }
 
 const BLOCK = /-----BEGIN ([^\n-]*)-----\r?\n([\s\S]*?)-----END \1-----/g;
@@ -15,7 +17,7 @@ const BLOCK = /-----BEGIN ([^\n-]*)-----\r?\n([\s\S]*?)-----END \1-----/g;
 /** Every block of `text`, in order. */
 export function pemBlocks(text: string): PemBlock[] {
   const out: PemBlock[] = [];
-  for (const m of text.matchAll(BLOCK)) out.push({ type: m[1]!, bytes: blockBytes(m[2]!) });
+  for (const m of text.matchAll(BLOCK)) out.push(block(m[1]!, m[2]!));
   return out;
 }
 
@@ -24,7 +26,7 @@ export function firstPemBlock(text: string): PemBlock | undefined {
   BLOCK.lastIndex = 0;
   const m = BLOCK.exec(text);
   BLOCK.lastIndex = 0;
-  return m ? { type: m[1]!, bytes: blockBytes(m[2]!) } : undefined;
+  return m ? block(m[1]!, m[2]!) : undefined;
 }
 
 /** pem.EncodeToMemory of one block. */
@@ -33,13 +35,14 @@ export function encodePem(type: string, bytes: Uint8Array): string {
   return `-----BEGIN ${type}-----\n${body.map((line) => `${line}\n`).join('')}-----END ${type}-----\n`;
 }
 
-function blockBytes(body: string): Buffer {
+function block(type: string, body: string): PemBlock {
   const lines = body.split(/\r?\n/);
   let start = 0;
   // A first line with a colon starts the headers, which end at an empty line.
-  if (lines[0]?.includes(':')) {
+  const hasHeaders = lines[0]?.includes(':') === true;
+  if (hasHeaders) {
     const blank = lines.findIndex((line) => line.trim() === '');
     start = blank >= 0 ? blank + 1 : lines.length;
   }
-  return Buffer.from(lines.slice(start).join('').replace(/\s+/g, ''), 'base64');
+  return { type, bytes: Buffer.from(lines.slice(start).join('').replace(/\s+/g, ''), 'base64'), hasHeaders };
 }

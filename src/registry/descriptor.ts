@@ -5,6 +5,7 @@ import type { ResourceInfo } from '../api/types.js';
 import type { TableConvertor } from '../codec/table-convertor.js';
 import type { JsonObject } from '../machinery/json.js';
 import type { KubeObject } from '../machinery/object.js';
+import type { UserInfo } from '../machinery/context.js';
 import type { FieldSupport } from './field-selectors.js';
 import type { DeleteOptions, DeleteResult, ResourceStore, UpdateFunc, UpdateOptions, UpdateResult, ValidateAdmission } from './resource-store.js';
 import type { Strategy } from './strategy.js';
@@ -149,4 +150,6 @@ export interface CreateOptions {
   validate?: ValidateAdmission;
   /** The API version the request came through (type rules that differ by it: events). */
   requestVersion?: string;
+  /** The requesting user, for types that record it on create (CertificateSigningRequest). */
+  user?: UserInfo;
 }

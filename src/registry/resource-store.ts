@@ -8,11 +8,12 @@ import type { ReadAt } from '../cache/read-semantics.js';
 import type { CachedObject } from '../codec/cached-object.js';
 import { cloneObject, jsonEqual, metaOf, nowTimestamp, type KubeObject, type ObjectMeta } from '../machinery/object.js';
 import type { Strategy, ValidationContext } from './strategy.js';
+import type { UserInfo } from '../machinery/context.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validate-meta.js';
 import { CorruptObjectError, corruptListError, decodeStoredObject } from '../storage/stored-object.js';
 import { FeatureGates } from '../machinery/feature-gates.js';
 import type { CreateOptions, StatusStrategy, StoreHooks } from './descriptor.js';
-import { approvalUpdate } from './csr-approval.js';
+import { approvalUpdate } from './csr-strategy.js';
 import { deletionFinalizers } from './gc-finalizers.js';
 import { stringifyJson } from '../machinery/deep-json.js';
 
@@ -38,8 +39,8 @@ export interface StoredResource {
   fields: (obj: KubeObject) => Record<string, string>;
 }
 
-function validationContext(requestVersion: string | undefined): ValidationContext {
-  return requestVersion ? { requestVersion } : {};
+function validationContext(opts: { requestVersion?: string; user?: UserInfo }): ValidationContext {
+  return { ...(opts.requestVersion ? { requestVersion: opts.requestVersion } : {}), ...(opts.user ? { user: opts.user } : {}) };
 }
 
 export type UpdateMode = '' | 'status' | 'approval' | 'internal';
@@ -63,6 +64,8 @@ export interface UpdateOptions {
   warn?: (text: string) => void;
   /** The API version the request came through (type rules that differ by it: events). */
   requestVersion?: string;
+  /** The requesting user, for types that record it on create (CertificateSigningRequest). */
+  user?: UserInfo;
 }
 
 /**
@@ -215,7 +218,7 @@ export class ResourceStore {
       if (initial === undefined) delete obj.status;
       else obj.status = initial;
     }
-    this.strategy.prepareForCreate?.(obj);
+    this.strategy.prepareForCreate?.(obj, ctx);
     const errs: FieldError[] = [
       ...validateObjectMeta(meta, { namespaced: this.desc.namespaced, nameRule: this.strategy.nameRule, genericFinalizerNames: this.strategy.genericMetaValidation === true }),
       ...(this.strategy.validate?.(obj, ctx) ?? []),
@@ -239,7 +242,7 @@ export class ResourceStore {
     }
     const usesGenerateName = !input.metadata?.name && !!input.metadata?.generateName;
     for (let attempt = 0; ; attempt++) {
-      const obj = this.prepareCreate(input, namespace, validationContext(opts.requestVersion));
+      const obj = this.prepareCreate(input, namespace, validationContext(opts));
       const meta = metaOf(obj);
       const key = this.key(namespace, meta.name!);
       await opts.validate?.(obj, undefined);
@@ -292,6 +295,7 @@ export class ResourceStore {
             dryRun: !!opts.dryRun,
             ...(opts.validate ? { validate: opts.validate } : {}),
             ...(opts.requestVersion ? { requestVersion: opts.requestVersion } : {}),
+            ...(opts.user ? { user: opts.user } : {}),
           });
           return { object: created, created: true };
         } catch (err) {
@@ -312,7 +316,7 @@ export class ResourceStore {
           { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' },
         ]);
       }
-      const next = this.prepareUpdate(desired, current, opts.subresource ?? '', opts.mutateSystemFields, opts.warn, validationContext(opts.requestVersion));
+      const next = this.prepareUpdate(desired, current, opts.subresource ?? '', opts.mutateSystemFields, opts.warn, validationContext(opts));
       await opts.validate?.(next, current);
       const nextMeta = metaOf(next);
       delete nextMeta.resourceVersion;
@@ -441,6 +445,7 @@ export class ResourceStore {
   /** The type's rules for an update: its status strategy's for /status writes where it has them. */
   private typeUpdateErrors(next: KubeObject, current: KubeObject, mode: UpdateMode, warn: ((text: string) => void) | undefined, ctx: ValidationContext): FieldError[] {
     if (mode === 'status' && this.strategy.validateStatusUpdate) return this.strategy.validateStatusUpdate(next, current, warn);
+    if (mode === 'approval' && this.strategy.validateApprovalUpdate) return this.strategy.validateApprovalUpdate(next, current);
     return this.strategy.validateUpdate?.(next, current, warn, ctx) ?? this.strategy.validate?.(next, ctx) ?? [];
   }
 

@@ -9,7 +9,8 @@ import { dropDisabledSliceFields } from './resource-slices.js';
 import { prepareJobForCreate, preparePodForCreate } from './defaults/index.js';
 import { hasValidation, validateObject, validateObjectUpdate } from './validation/index.js';
 import { validateCustomResourceDefinitionStatusUpdate } from './validation/crd.js';
-import { prepareStatusUpdate } from './csr-approval.js';
+import { prepareCreate as prepareCsrCreate, prepareMainUpdate as prepareCsrUpdate, prepareStatusUpdate as prepareCsrStatusUpdate } from './csr-strategy.js';
+import { validateCertificateSigningRequestUpdate } from './validation/certificates.js';
 
 /**
  * The strategy of each resource: kube-apiserver's per-type facts
@@ -143,7 +144,16 @@ const OVERRIDES: Record<string, (base: Strategy, gates: FeatureGates) => Strateg
   '/pods': (base) => ({ ...podStrategy(base), prepareForCreate: preparePodForCreate }),
   '/secrets': (base) => ({ ...base, prepareForCreate: mergeStringData, prepareForUpdate: mergeStringData }),
   'batch/jobs': (base) => ({ ...base, prepareForCreate: prepareJobForCreate }),
-  'certificates.k8s.io/certificatesigningrequests': (base) => ({ ...base, prepareForStatusUpdate: (obj, old) => prepareStatusUpdate(obj, old) }),
+  'certificates.k8s.io/certificatesigningrequests': (base) => ({
+    ...base,
+    // csrStrategy's and csrStatusStrategy's GetResetFields: the main resource owns neither spec nor status.
+    resetFields: { main: [['spec'], ['status']], status: [['spec'], ['status', 'conditions']] },
+    prepareForCreate: (obj, ctx) => prepareCsrCreate(obj, ctx.user),
+    prepareForUpdate: prepareCsrUpdate,
+    prepareForStatusUpdate: (obj, old) => prepareCsrStatusUpdate(obj, old),
+    validateStatusUpdate: (obj, old) => validateCertificateSigningRequestUpdate(obj, old, 'status'),
+    validateApprovalUpdate: (obj, old) => validateCertificateSigningRequestUpdate(obj, old, 'approval'),
+  }),
   'resource.k8s.io/devicetaintrules': (base) => ({ ...base, prepareForUpdate: restartTaintTimeOnNewEffect }),
   'resource.k8s.io/resourceslices': (base, gates) => ({
     ...base,

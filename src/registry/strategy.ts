@@ -1,5 +1,6 @@
 import type { FieldError } from '../machinery/errors.js';
 import type { KubeObject } from '../machinery/object.js';
+import type { UserInfo } from '../machinery/context.js';
 import type { NameRule } from '../machinery/name-validation.js';
 import type { GarbageCollectionPolicy } from './gc-finalizers.js';
 
@@ -13,6 +14,8 @@ import type { GarbageCollectionPolicy } from './gc-finalizers.js';
 export interface ValidationContext {
   /** The API version the request came through (`v1`, `events.k8s.io/v1`); unset for the server's own writes. */
   requestVersion?: string;
+  /** The requesting user (kube's request context user); unset for the server's own writes. */
+  user?: UserInfo;
 }
 
 export interface Strategy {
@@ -31,7 +34,7 @@ export interface Strategy {
   returnDeletedObject: boolean;
   /** Status given to new objects of types with a status subresource. */
   initialStatus?(obj: KubeObject): unknown;
-  prepareForCreate?(obj: KubeObject): void;
+  prepareForCreate?(obj: KubeObject, ctx: ValidationContext): void;
   /** Called on main-resource updates after the status split. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   /** Called on /status writes, once status is the request's and the rest as stored. */
@@ -41,6 +44,14 @@ export interface Strategy {
   validateUpdate?(obj: KubeObject, old: KubeObject, warn?: (text: string) => void, ctx?: ValidationContext): FieldError[];
   /** Validation of a write through /status, where the type's status strategy has its own (default: validateUpdate). */
   validateStatusUpdate?(obj: KubeObject, old: KubeObject, warn?: (text: string) => void): FieldError[];
+  /**
+   * GetResetFields where a type's differ from the generic ones (status on the
+   * main resource; spec and the kept metadata on /status): the paths writes
+   * through the main resource or /status never own.
+   */
+  resetFields?: { main?: readonly (readonly string[])[]; status?: readonly (readonly string[])[] };
+  /** Validation of a write through certificatesigningrequests/approval (default: validateUpdate). */
+  validateApprovalUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
   /**
    * Seconds a deletion waits before the object is removed (graceful deletion,
    * e.g. pods bound to a node); 0 removes as soon as no finalizer is left.

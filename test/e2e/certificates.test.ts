@@ -8,6 +8,7 @@ import { encodePem } from '../../src/machinery/pem.js';
 import { loadX509 } from '../../src/machinery/x509.js';
 import { etcdMissing, startEtcd, type TestEtcd } from '../helpers/etcd.js';
 import { eventually, http, kubectl, kubectlMissing, removeDir, startServer, tempDir, type TestServer } from '../helpers/server.js';
+import { userKubeconfig } from '../helpers/users.js';
 
 /**
  * certificatesigningrequest-signing-controller and -cleaner-controller as a
@@ -157,6 +158,107 @@ describe('CSR signing and cleaning with kubectl', { skip }, () => {
   });
 });
 
+describe('CSR requester and validation (kube\'s csrStrategy)', { skip }, () => {
+  let server: TestServer;
+  let dir: string;
+
+  before(async () => {
+    server = await startServer({ backend: 'memory', strictRbac: true, args: ['--controllers=*,-csrsigning'] });
+    dir = tempDir('capstan-csr-requester-');
+  });
+
+  after(async () => {
+    await server?.stop();
+    if (server) removeDir(server.dataDir);
+    if (dir) removeDir(dir);
+  });
+
+  it('a non-admin\'s CSR records its requester (REQUESTOR column), whatever the manifest claims; kubectl certificate approve timestamps the condition', async () => {
+    await ok(server, ['create', 'clusterrole', 'csr-requester', '--verb=create,get,list,update', '--resource=certificatesigningrequests']);
+    await ok(server, ['create', 'clusterrolebinding', 'csr-requesters', '--clusterrole=csr-requester', '--group=requesters']);
+    const carol = await userKubeconfig(server, dir, 'carol', ['requesters']);
+    const req = await requester('CN=carol');
+    const manifest = JSON.parse(csrManifest('carol', req.request, 'example.com/signer', ['client auth'])) as { spec: Record<string, unknown> };
+    Object.assign(manifest.spec, { username: 'mallory', uid: 'forged', groups: ['system:masters'], extra: { forged: ['yes'] } });
+    await eventually(async () => ((await kubectl(carol, ['create', '-f', '-'], JSON.stringify(manifest))).code === 0 ? true : undefined), 20_000, 100);
+
+    const table = await ok(server, ['get', 'csr', 'carol']);
+    assert.match(table, /^NAME\s+AGE\s+SIGNERNAME\s+REQUESTOR\s+REQUESTEDDURATION\s+CONDITION$/m);
+    assert.match(table, /^carol\s+\S+\s+example\.com\/signer\s+carol\s+<none>\s+Pending$/m);
+    const stored = JSON.parse(await ok(server, ['get', 'csr', 'carol', '-o', 'json'])) as { spec: Record<string, unknown>; status: Record<string, unknown> };
+    assert.equal(stored.spec.username, 'carol');
+    assert.deepEqual(stored.spec.groups, ['requesters', 'system:authenticated']);
+    assert.equal(stored.spec.uid, undefined);
+    assert.equal(stored.spec.extra, undefined);
+    assert.deepEqual(stored.status, {});
+    // csrStrategy's GetResetFields: no write through the main resource owns spec.
+    assert.doesNotMatch(JSON.stringify((stored as unknown as { metadata: { managedFields?: unknown } }).metadata.managedFields ?? []), /f:spec/);
+
+    // The main resource changes metadata only: spec stays as created (csrStrategy.PrepareForUpdate).
+    const changed = { ...stored, metadata: { ...(stored as unknown as { metadata: Record<string, unknown> }).metadata, labels: { team: 'a' } }, spec: { ...stored.spec, usages: ['server auth'] } };
+    await ok(carol, ['replace', '-f', '-'], JSON.stringify(changed));
+    const replaced = JSON.parse(await ok(server, ['get', 'csr', 'carol', '-o', 'json'])) as { metadata: { labels: Record<string, string> }; spec: Record<string, unknown> };
+    assert.deepEqual([replaced.metadata.labels, replaced.spec.usages], [{ team: 'a' }, ['client auth']]);
+
+    await ok(server, ['certificate', 'approve', 'carol']);
+    const approved = JSON.parse(await ok(server, ['get', 'csr', 'carol', '-o', 'json'])) as { status: { conditions: Array<Record<string, string>> } };
+    const [condition] = approved.status.conditions;
+    assert.equal(condition!.type, 'Approved');
+    assert.match(condition!.lastUpdateTime!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    assert.equal(condition!.lastTransitionTime, condition!.lastUpdateTime);
+    assert.match(await ok(server, ['get', 'csr', 'carol']), /^carol\s+.*\s+carol\s+<none>\s+Approved$/m);
+
+    // /status may not add approval conditions; /approval may not remove them (kube's 422 texts).
+    const addDenied = { ...approved, status: { conditions: [...approved.status.conditions, { type: 'Denied', status: 'True' }] } };
+    const viaStatus = await http(server, 'PUT', `${CSRS}/carol/status`, { body: addDenied });
+    assert.equal(viaStatus.status, 422);
+    assert.equal(viaStatus.json.reason, 'Invalid');
+    assert.match(viaStatus.json.message, /status\.conditions: Forbidden: updates may not add a condition of type "Denied"/);
+    const removeApproved = await http(server, 'PUT', `${CSRS}/carol/approval`, { body: { ...approved, status: { conditions: [] } } });
+    assert.equal(removeApproved.status, 422);
+    assert.equal(removeApproved.json.message, 'CertificateSigningRequest.certificates.k8s.io "carol" is invalid: status.conditions: Forbidden: updates may not remove a condition of type "Approved"');
+  });
+
+  it('refuses invalid requests with kube\'s 422 field errors', async () => {
+    const req = await requester('CN=dave');
+    const refused = async (name: string, request: string, signerName: string, usages: string[], expirationSeconds?: number): Promise<string> => {
+      const r = await kubectl(server, ['create', '-f', '-'], csrManifest(name, request, signerName, usages, expirationSeconds));
+      assert.notEqual(r.code, 0, `${name} is refused`);
+      return r.stderr.trim();
+    };
+    assert.equal(
+      await refused('garbage', Buffer.from('hello').toString('base64'), 'example.com/signer', ['client auth']),
+      'The CertificateSigningRequest "garbage" is invalid: spec.request: Invalid value: []byte{0x68, 0x65, 0x6c, 0x6c, 0x6f}: PEM block type must be CERTIFICATE REQUEST',
+    );
+    assert.equal(
+      await refused('usages', req.request, 'example.com/signer', ['client auth', 'teleport', 'client auth'], 599),
+      'The CertificateSigningRequest "usages" is invalid: \n' +
+        `* spec.usages[1]: Unsupported value: "teleport": supported values: ${VALID_USAGES_TEXT}\n` +
+        '* spec.usages[2]: Duplicate value: "client auth"\n' +
+        '* spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 600 seconds (10 minutes)',
+    );
+    assert.equal(
+      await refused('legacy', req.request, 'kubernetes.io/legacy-unknown', ['client auth']),
+      'The CertificateSigningRequest "legacy" is invalid: spec.signerName: Invalid value: "kubernetes.io/legacy-unknown": the legacy signerName is not allowed via this API version',
+    );
+    assert.equal(
+      await refused('nosigner', req.request, '', []),
+      'The CertificateSigningRequest "nosigner" is invalid: \n* spec.usages: Required value\n* spec.signerName: Required value',
+    );
+    const viaHttp = await http(server, 'POST', CSRS, { body: JSON.parse(csrManifest('http', req.request, 'nodomain', ['client auth'])) });
+    assert.equal(viaHttp.status, 422);
+    assert.deepEqual(viaHttp.json.details.causes, [
+      { reason: 'FieldValueInvalid', message: "Invalid value: \"nodomain\": must be a fully qualified domain and path of the form 'example.com/signer-name'", field: 'spec.signerName' },
+    ]);
+  });
+});
+
+const VALID_USAGES_TEXT = [
+  'any', 'cert sign', 'client auth', 'code signing', 'content commitment', 'crl sign', 'data encipherment', 'decipher only',
+  'digital signature', 'email protection', 'encipher only', 'ipsec end system', 'ipsec tunnel', 'ipsec user', 'key agreement',
+  'key encipherment', 'microsoft sgc', 'netscape sgc', 'ocsp signing', 's/mime', 'server auth', 'signing', 'timestamping',
+].map((u) => JSON.stringify(u)).join(', ');
+
 describe('CSR signing with --cluster-signing-* flags', { skip }, () => {
   let server: TestServer | undefined;
   let dir: string;
@@ -179,7 +281,8 @@ describe('CSR signing with --cluster-signing-* flags', { skip }, () => {
   it('signs with the given CA for the given duration; a bad CA file stops the start with kube\'s text', async () => {
     server = await startServer({ args: [`--cluster-signing-cert-file=${join(dir, 'other.crt')}`, `--cluster-signing-key-file=${join(dir, 'other.key')}`, '--cluster-signing-duration=2h', '--controllers=*,-csrcleaner'] });
     const bob = await requester('CN=bob');
-    await ok(server, ['create', '-f', '-'], csrManifest('bob', bob.request, 'kubernetes.io/legacy-unknown', ['client auth', 'code signing']));
+    // kubernetes.io/legacy-unknown, which any usages suit, is refused on create through v1 (kube's validation): a client signer instead.
+    await ok(server, ['create', '-f', '-'], csrManifest('bob', bob.request, 'kubernetes.io/kube-apiserver-client', ['client auth', 'digital signature']));
     await ok(server, ['certificate', 'approve', 'bob']);
     const cert = new X509Certificate(await issued(server, 'bob'));
     assert.ok(cert.verify(new X509Certificate(readFileSync(join(dir, 'other.crt'))).publicKey));

@@ -7,7 +7,7 @@ import { CertificateApproval } from '../../src/admission/certificates/certificat
 import { CertificateSigning } from '../../src/admission/certificates/certificate-signing.js';
 import { CertificateSubjectRestriction } from '../../src/admission/certificates/certificate-subject-restriction.js';
 import { ClusterTrustBundleAttest } from '../../src/admission/certificates/cluster-trust-bundle-attest.js';
-import { csrOrganizations } from '../../src/admission/certificates/csr-subject.js';
+import { csrOrganizations } from '../../src/machinery/pkcs10.js';
 import { ApiCatalog } from '../../src/api/catalog.js';
 import type { AuthorizationAttributes, Authorizer } from '../../src/authz/authorizer.js';
 import { ApiError } from '../../src/machinery/errors.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { approvalUpdate, prepareStatusUpdate } from '../../src/registry/csr-approval.js';
+import { approvalUpdate, prepareStatusUpdate } from '../../src/registry/csr-strategy.js';
 import type { KubeObject } from '../../src/machinery/object.js';
 
 /** certificatesigningrequests/approval as kube's csrApprovalStrategy writes it: conditions only, timestamps filled in. */

@@ -1,7 +1,7 @@
 import { valueAt } from '../../machinery/object.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from '../admission.js';
 import { admissionForbidden } from '../forbidden.js';
-import { csrOrganizations } from './csr-subject.js';
+import { csrOrganizations } from '../../machinery/pkcs10.js';
 import { CERTIFICATES_GROUP } from './signer-authorization.js';
 
 export const KUBE_APISERVER_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client';

@@ -1,6 +1,4 @@
-import { createPublicKey } from 'node:crypto';
-
-import { csrSubjectAttributes } from '../../admission/certificates/csr-subject.js';
+import { certificateRequestError, csrSubjectAttributes } from '../../machinery/pkcs10.js';
 import { firstPemBlock } from '../../machinery/pem.js';
 import { loadX509 } from '../../machinery/x509.js';
 import type { RequestFacts } from './signers.js';
@@ -83,14 +81,7 @@ export async function parseCertificateRequest(pemBytes: Uint8Array): Promise<Cer
       mlDsa: ML_DSA_OIDS.some((oid) => Buffer.from(publicKey).includes(oid)),
     },
     publicKey,
-    checkSignature: async () => {
-      try {
-        if (await csr.verify()) return undefined;
-      } catch {
-        // An algorithm WebCrypto does not verify: the same answer as a bad signature.
-      }
-      return verificationFailure(publicKey);
-    },
+    checkSignature: async () => certificateRequestError(pemBytes),
   };
 }
 
@@ -104,18 +95,4 @@ function goSubject(attributes: ReadonlyArray<{ oid: string; value: string }>): G
     else s[field].push(value);
   }
   return s;
-}
-
-/** Go's CheckSignature error for the key's algorithm. */
-function verificationFailure(spki: ArrayBuffer): string {
-  let type: string | undefined;
-  try {
-    type = createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' }).asymmetricKeyType;
-  } catch {
-    type = undefined;
-  }
-  if (type === 'rsa' || type === 'rsa-pss') return 'crypto/rsa: verification error';
-  if (type === 'ec') return 'x509: ECDSA verification failure';
-  if (type === 'ed25519') return 'x509: Ed25519 verification failure';
-  return 'x509: cannot verify signature: algorithm unimplemented';
 }

@@ -6,6 +6,7 @@ import {
 } from './admission-policies.js';
 import * as apps from './apps.js';
 import * as batch from './batch.js';
+import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestUpdate } from './certificates.js';
 import * as core from './core.js';
 import { validateCustomResourceDefinition, validateCustomResourceDefinitionUpdate } from './crd.js';
 import { validateEventCreate, validateEventUpdate } from './events.js';
@@ -70,6 +71,11 @@ const RULES: Record<string, Rules> = {
   'autoscaling/HorizontalPodAutoscaler': { create: others.validateHorizontalPodAutoscaler },
   'scheduling.k8s.io/PriorityClass': { create: others.validatePriorityClass, update: others.validatePriorityClassUpdate, replaces: true },
   'coordination.k8s.io/Lease': { create: others.validateLease },
+  'certificates.k8s.io/CertificateSigningRequest': {
+    create: validateCertificateSigningRequestCreate,
+    update: (o, old) => validateCertificateSigningRequestUpdate(o, old),
+    replaces: true,
+  },
   'admissionregistration.k8s.io/ValidatingWebhookConfiguration': {
     create: admissionregistration.validateValidatingWebhookConfiguration,
     update: admissionregistration.validateValidatingWebhookConfigurationUpdate,

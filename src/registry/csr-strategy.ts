@@ -1,11 +1,38 @@
+import type { UserInfo } from '../machinery/context.js';
 import { cloneObject, nowTimestamp, type KubeObject } from '../machinery/object.js';
 
 /**
- * kube's CertificateSigningRequest strategies for its subresources
- * (registry/certificates/certificates/strategy.go): what a write through
- * /approval and through /status may change, and the condition timestamps
- * the server fills in.
+ * kube's CertificateSigningRequest strategies
+ * (registry/certificates/certificates/strategy.go): the requester recorded
+ * on create, what a write through the main resource, /approval and /status
+ * may change, and the condition timestamps the server fills in.
  */
+
+/**
+ * csrStrategy.PrepareForCreate: spec.username/uid/groups/extra are the
+ * requesting user's whatever the client sent, and the request starts with an
+ * empty status (a client cannot create a pre-approved request).
+ */
+export function prepareCreate(csr: KubeObject, user: UserInfo | undefined): void {
+  const spec: Record<string, unknown> = { ...((csr.spec as Record<string, unknown> | undefined) ?? {}) };
+  for (const field of ['username', 'uid', 'groups', 'extra']) delete spec[field];
+  if (user) {
+    if (user.username) spec.username = user.username;
+    if (user.uid) spec.uid = user.uid;
+    if (user.groups.length > 0) spec.groups = [...user.groups];
+    if (user.extra && Object.keys(user.extra).length > 0) spec.extra = cloneObject(user.extra);
+  }
+  csr.spec = spec;
+  csr.status = {};
+}
+
+/** csrStrategy.PrepareForUpdate: the main resource changes only metadata; spec and status stay as stored. */
+export function prepareMainUpdate(next: KubeObject, current: KubeObject): void {
+  if (current.spec === undefined) delete next.spec;
+  else next.spec = cloneObject(current.spec);
+  if (current.status === undefined) delete next.status;
+  else next.status = cloneObject(current.status);
+}
 
 type Condition = Record<string, unknown>;
 
