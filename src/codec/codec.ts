@@ -141,10 +141,23 @@ export class DecodeError extends Error {
 }
 
 /**
+ * A JSON or YAML body whose apiVersion and kind could not be read: it is not
+ * JSON (or not an object), or not YAML that converts to JSON. kube's JSON and
+ * YAML serializers return no group/version/kind then, so its create and
+ * update handlers call the body unrecognized (body-summary.ts).
+ */
+export class KindUnreadableError extends DecodeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KindUnreadableError';
+  }
+}
+
+/**
  * YAML whose JSON conversion nests past encoding/json's limit; `jsonError` is
  * that decoder's error, which callers wrap as kube's decoders do.
  */
-export class JsonDepthError extends DecodeError {
+export class JsonDepthError extends KindUnreadableError {
   readonly jsonError: string;
   constructor(char: '{' | '[') {
     const cause = `invalid character '${char}' exceeded max depth`;
@@ -187,10 +200,10 @@ export function decode(body: Buffer, encoding: Encoding, expected?: Partial<Type
     try {
       value = JSON.parse(text);
     } catch {
-      throw new DecodeError(describeJsonError(text));
+      throw new KindUnreadableError(describeJsonError(text));
     }
     // JSON.parse takes any depth; every walk after it relies on this bound (nesting.ts).
-    if (jsonNestingExceeds(text, MAX_NESTING_DEPTH)) throw new DecodeError(describeJsonError(text));
+    if (jsonNestingExceeds(text, MAX_NESTING_DEPTH)) throw new KindUnreadableError(describeJsonError(text));
     return value;
   }
   try {
@@ -207,7 +220,7 @@ export function decode(body: Buffer, encoding: Encoding, expected?: Partial<Type
     return value;
   } catch (err) {
     if (err instanceof DecodeError) throw err;
-    throw new DecodeError(`error converting YAML to JSON: ${(err as Error).message.split('\n')[0]}`);
+    throw new KindUnreadableError(`error converting YAML to JSON: ${(err as Error).message.split('\n')[0]}`);
   }
 }
 

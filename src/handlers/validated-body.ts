@@ -2,8 +2,8 @@ import { checkCustomResourceFields } from '../apiextensions/schema/index.js';
 import { decode, DecodeError } from '../codec/codec.js';
 import { CBOR_TYPE, JSON_TYPE, YAML_TYPE } from '../codec/media-type.js';
 import { checkFields } from '../validation/fields/index.js';
-import { contentTypeOf, readBody, readObjectBody } from '../http/body.js';
-import { badRequest, unsupportedMediaType } from '../machinery/errors.js';
+import { contentTypeOf, objectBodyError, readBody, readObjectBody } from '../http/body.js';
+import { unsupportedMediaType } from '../machinery/errors.js';
 import type { FieldValidation } from './options.js';
 import type { ResourceScope } from './scope.js';
 
@@ -33,7 +33,7 @@ export async function readValidatedBody(scope: ResourceScope, level: FieldValida
     // Field validation reads JSON text; a CBOR body has no duplicate keys left to find (decoding refused them).
     if (cbor) raw = Buffer.from(JSON.stringify(decoded));
   } catch (err) {
-    if (err instanceof DecodeError) throw badRequest(err.message);
+    if (err instanceof DecodeError) throw objectBodyError(err, raw, info.kind);
     throw err;
   }
   const custom = scope.descriptor.schema.customResource?.(info.definition);

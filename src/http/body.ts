@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
-import { decode, DecodeError } from '../codec/codec.js';
+import { unrecognizedObjectMessage } from '../codec/body-summary.js';
+import { decode, DecodeError, KindUnreadableError } from '../codec/codec.js';
 import { advertisedTypes, CBOR_TYPE, JSON_TYPE, parseMediaType, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from '../codec/media-type.js';
 import type { TypeInfo } from '../codec/protobuf/index.js';
 import type { RequestContext } from '../machinery/context.js';
@@ -123,7 +124,17 @@ export async function readObjectBody(ctx: RequestContext, expected?: Partial<Typ
   try {
     return decode(body, type as Encoding, expected);
   } catch (err) {
-    if (err instanceof DecodeError) throw badRequest(err.message);
+    if (err instanceof DecodeError) throw objectBodyError(err, body, expected?.kind);
     throw err;
   }
+}
+
+/**
+ * The 400 for an object body (create, update) the decoder refused: kube's
+ * transformDecodeError calls one whose kind could not be read unrecognized,
+ * quoting its first bytes (body-summary.ts).
+ */
+export function objectBodyError(err: DecodeError, body: Buffer, kind: string | undefined): ApiError {
+  if (err instanceof KindUnreadableError && kind) return badRequest(unrecognizedObjectMessage(kind, err.message, body));
+  return badRequest(err.message);
 }
