@@ -86,7 +86,7 @@ import { ensurePki, type ServerPki } from './pki.js';
 import { parseRequestInfo } from '../machinery/request-info.js';
 import { writeError, writePanic } from '../http/respond.js';
 import { ConnectionResponses } from './connections.js';
-import { installLastResort, runInRequest } from './last-resort.js';
+import { installLastResort, requestScopeIsCheap, runInRequest } from './last-resort.js';
 import { requestTimeout } from './filters/timeout.js';
 import { httpServerSettings } from './http-settings.js';
 import { maxInFlight } from './filters/max-in-flight.js';
@@ -146,6 +146,14 @@ export interface ApiServerOptions {
    * default is off.
    */
   lastResort?: boolean;
+  /**
+   * With lastResort: answer the request an exception or rejection escaped
+   * from at once (kube's panic answer, 500) instead of at --request-timeout,
+   * by entering an AsyncLocalStorage around each request's handling. Default:
+   * where that is cheap (Node 24+, server/last-resort.ts); on Node 20 it
+   * costs a noticeable share of every request's CPU.
+   */
+  attributeEscapes?: boolean;
   /** Time to receive a request's headers; default kube's 32 s (server/http-settings.ts). Tests shorten it. */
   readHeaderTimeoutMs?: number;
 }
@@ -208,6 +216,8 @@ export class ApiServer {
   private proxyClient: ProxyClientCertificate | undefined;
   private readonly connections = new ConnectionResponses();
   private uninstallLastResort: (() => void) | undefined;
+  /** Requests run inside last-resort.ts's request scope (options.attributeEscapes). */
+  private attributeEscapes = false;
   private synced = false;
   /** Resolves once every controller's informers have their initial state. */
   controllersSynced: Promise<void> = Promise.resolve();
@@ -234,7 +244,10 @@ export class ApiServer {
 
   async start(): Promise<void> {
     const cfg = this.config;
-    if (this.options.lastResort) this.uninstallLastResort = installLastResort(this.logger);
+    if (this.options.lastResort) {
+      this.uninstallLastResort = installLastResort(this.logger);
+      this.attributeEscapes = this.options.attributeEscapes ?? requestScopeIsCheap();
+    }
     if (cfg.dataDir !== undefined) mkdirSync(cfg.dataDir, { recursive: true });
     this.pki =
       this.options.pki ??
@@ -713,7 +726,7 @@ export class ApiServer {
     if (this.config.requestTimeout > 0) ctx.bodyDeadline = Date.now() + this.config.requestTimeout;
     ctx.cbor = this.cborServing;
     try {
-      await (this.uninstallLastResort ? runInRequest(ctx, () => this.handler(ctx)) : this.handler(ctx));
+      await (this.attributeEscapes ? runInRequest(ctx, () => this.handler(ctx)) : this.handler(ctx));
     } catch (err) {
       try {
         writeError(ctx, err);
