@@ -9,7 +9,7 @@ import type { AuthenticationResult, Authenticator } from '../../src/authn/authen
 import type { AuthorizationDecision, Authorizer } from '../../src/authz/authorizer.js';
 import { ApiServer } from '../../src/server/apiserver.js';
 import type { ServerConfig } from '../../src/server/config.js';
-import { http } from '../helpers/server.js';
+import { http, inProcessClient } from '../helpers/server.js';
 
 /**
  * Issue 10: what a hostile client sent, each answered as kube-apiserver
@@ -21,10 +21,7 @@ interface Client {
   creds: { ca: string; cert: string; key: string };
 }
 
-function client(server: ApiServer): Client {
-  const kc = server.adminKubeconfig();
-  return { url: server.url, creds: { ca: kc.caPem ?? '', cert: kc.clientCertPem, key: kc.clientKeyPem } };
-}
+const client = (server: ApiServer): Client => inProcessClient(server);
 
 const configMap = (name: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, ...extra });
 const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';

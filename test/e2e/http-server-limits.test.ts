@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 
 import { ApiServer } from '../../src/server/apiserver.js';
 import { httpServerSettings, IDLE_TIMEOUT_MS, MAX_HEADER_BYTES, READ_HEADER_TIMEOUT_MS } from '../../src/server/http-settings.js';
-import { http } from '../helpers/server.js';
+import { http, inProcessClient } from '../helpers/server.js';
 
 /**
  * kube-apiserver's http.Server settings (apiserver/pkg/server/secure_serving.go:
@@ -18,10 +18,7 @@ interface Client {
   creds: { ca: string; cert: string; key: string };
 }
 
-function client(server: ApiServer): Client {
-  const kc = server.adminKubeconfig();
-  return { url: server.url, creds: { ca: kc.caPem ?? '', cert: kc.clientCertPem, key: kc.clientKeyPem } };
-}
+const client = (server: ApiServer): Client => inProcessClient(server);
 
 async function open(c: Client): Promise<TLSSocket> {
   const u = new URL(c.url);
