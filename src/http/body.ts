@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
-import { unrecognizedObjectMessage } from '../codec/body-summary.js';
-import { decode, DecodeError, KindUnreadableError } from '../codec/codec.js';
+import { cannotBeHandledMessage, unrecognizedObjectMessage } from '../codec/decode-error-text.js';
+import { decode, DecodeError, KindUnreadableError, TypedDecodeError } from '../codec/codec.js';
 import { advertisedTypes, CBOR_TYPE, JSON_TYPE, parseMediaType, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from '../codec/media-type.js';
 import type { TypeInfo } from '../codec/protobuf/index.js';
 import type { RequestContext } from '../machinery/context.js';
@@ -132,9 +132,10 @@ export async function readObjectBody(ctx: RequestContext, expected?: Partial<Typ
 /**
  * The 400 for an object body (create, update) the decoder refused: kube's
  * transformDecodeError calls one whose kind could not be read unrecognized,
- * quoting its first bytes (body-summary.ts).
+ * quoting its first bytes; one whose kind was read "cannot be handled" (decode-error-text.ts).
  */
 export function objectBodyError(err: DecodeError, body: Buffer, kind: string | undefined): ApiError {
   if (err instanceof KindUnreadableError && kind) return badRequest(unrecognizedObjectMessage(kind, err.message, body));
+  if (err instanceof TypedDecodeError && kind) return badRequest(cannotBeHandledMessage(err.bodyKind, err.bodyVersion, kind, err.message));
   return badRequest(err.message);
 }

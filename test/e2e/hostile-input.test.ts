@@ -277,10 +277,19 @@ describe('hostile input (issue 10)', BOUNDED, () => {
         const revision = Buffer.concat([field(1, field(1, Buffer.from('deep-envelopes'))), field(2, field(1, data))]);
         data = Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0x00]), field(1, typeMeta), field(2, revision)]);
       }
-      const res = await http(c, 'POST', '/apis/apps/v1/namespaces/default/controllerrevisions', { body: data, headers: { 'Content-Type': 'application/vnd.kubernetes.protobuf' } });
+      const post = (body: Buffer) => http(c, 'POST', '/apis/apps/v1/namespaces/default/controllerrevisions', { body, headers: { 'Content-Type': 'application/vnd.kubernetes.protobuf' } });
+      const res = await post(data);
       assert.equal(res.status, 400);
       assert.equal(res.json.reason, 'BadRequest');
-      assert.equal(res.json.message, 'exceeded maximum recursion depth');
+      // The envelope named its kind: kube's transformDecodeError says it "cannot be handled".
+      assert.equal(res.json.message, 'ControllerRevision in version "v1" cannot be handled as a ControllerRevision: exceeded maximum recursion depth');
+      // An envelope it cannot read is "unrecognized", quoted by its first 30 bytes in hex.
+      const garbage = await post(Buffer.from('not an envelope at all, but long enough'));
+      assert.equal(garbage.status, 400);
+      assert.equal(
+        garbage.json.message,
+        'the object provided is unrecognized (must be of type ControllerRevision): provided data does not appear to be a protobuf message, expected prefix [107 56 115 0] (6e6f7420616e20656e76656c6f706520617420616c6c2c20627574206c6f ...)',
+      );
       assert.equal((await http(c, 'GET', '/version')).status, 200);
     });
 

@@ -1,5 +1,5 @@
 import { isRecord } from '../../machinery/json.js';
-import { unrecognizedObjectMessage } from '../body-summary.js';
+import { cannotBeHandledMessage, unrecognizedObjectMessage } from '../decode-error-text.js';
 import { CborDecodeError, decodeCbor, readTypeMeta, topLevelTypeName } from './decode.js';
 
 /**
@@ -34,7 +34,7 @@ export function decodeCborObjectBody(body: Buffer, endpoint: { kind?: string | u
     if (!meta) throw unrecognized(err.message);
     const bodyKind = meta.kind || kind;
     const version = meta.apiVersion ? versionOf(meta.apiVersion) : versionOf(endpoint.apiVersion ?? '');
-    throw new CborBodyError(`${bodyKind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${err.message}`);
+    throw new CborBodyError(cannotBeHandledMessage(bodyKind, version, kind, err.message));
   }
   if (value !== null && !isRecord(value)) throw unrecognized(`cbor: cannot unmarshal ${topLevelTypeName(body)} into Go value of type v1.TypeMeta`);
   return value;
