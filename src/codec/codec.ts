@@ -256,7 +256,6 @@ function protobufBodyError(err: ProtobufCodecError, body: Buffer, expected: Part
 
 /** The 400 message for a body JSON.parse (or the depth limit) refused, with Go's wording of the fault. */
 function describeJsonError(text: string): string {
-  if (text.trim() === '') return 'Object \'Kind\' is missing in \'\'';
   let msg = 'unexpected end of JSON input';
   try {
     parseJsonAst(text, MAX_NESTING_DEPTH);

@@ -237,6 +237,15 @@ describe('hostile input (issue 10)', BOUNDED, () => {
       const json = await http(c, 'POST', CONFIGMAPS, { body: `{"kind":"ConfigMap","metadata":{"name":"${'n'.repeat(2.5e6)}"` });
       assert.equal(json.status, 400);
       assert.equal(json.json.message, `${UNRECOGNIZED} couldn't get version/kind; json parse error: unexpected end of JSON input ({"kind":"ConfigMap","metadata" ...)`);
+      // JSON that is not an object fails meta.Interpret's read of the kind; an empty body too.
+      const TYPE_META = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+      const number = await http(c, 'POST', CONFIGMAPS, { body: '42' });
+      assert.equal(number.status, 400);
+      assert.equal(number.json.message, `${UNRECOGNIZED} couldn't get version/kind; json parse error: json: cannot unmarshal number into Go value of type ${TYPE_META} (3432)`);
+      const list = await http(c, 'PUT', `${CONFIGMAPS}/x`, { body: '[1]', headers: { 'Content-Type': 'application/yaml' } });
+      assert.equal(list.json.message, `${UNRECOGNIZED} couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type ${TYPE_META} (5b315d)`);
+      const empty = await http(c, 'POST', CONFIGMAPS, { body: '' });
+      assert.equal(empty.json.message, `${UNRECOGNIZED} couldn't get version/kind; json parse error: unexpected end of JSON input (<empty>)`);
     });
 
     it('still expands ordinary aliases', async () => {
