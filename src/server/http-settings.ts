@@ -34,13 +34,13 @@ export interface HttpServerSettings {
 export function httpServerSettings(requestTimeoutMs: number, readHeaderTimeoutMs = READ_HEADER_TIMEOUT_MS): HttpServerSettings {
   const requestTimeout = requestTimeoutMs > 0 ? requestTimeoutMs + BODY_TIMEOUT_BACKSTOP_MS : 0;
   const headersTimeout = requestTimeout > 0 ? Math.min(readHeaderTimeoutMs, requestTimeout) : readHeaderTimeoutMs;
-  // A deadline is noticed within a quarter of itself.
+  // A deadline is noticed within a second of it (a quarter of it when shorter); each check is a pass over the open connections.
   const shortest = requestTimeout > 0 ? Math.min(headersTimeout, requestTimeout) : headersTimeout;
   return {
     headersTimeout,
     requestTimeout,
     keepAliveTimeout: IDLE_TIMEOUT_MS,
     maxHeaderSize: MAX_HEADER_BYTES,
-    connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(shortest / 4))),
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(shortest / 4))),
   };
 }
