@@ -5,7 +5,8 @@ import type { KubeObject } from '../machinery/object.js';
 import { Informer } from '../registry/informer.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { ServiceResolver } from '../registry/service-routing.js';
-import { getFromExtensionServer, remoteApiService, serviceAddress, tlsOptions, type ProxyClientCertificate, type RemoteApiService } from './extension-server.js';
+import { apiServiceAvailable, getFromExtensionServer, remoteApiService, serviceAddress, tlsOptions, type ProxyClientCertificate, type RemoteApiService } from './extension-server.js';
+import type { AggregatorMetrics } from './metrics.js';
 
 /**
  * kube-aggregator's view of the APIServices, on every process: which
@@ -36,6 +37,10 @@ export class AggregatedApis {
     private readonly catalog: ApiCatalog,
     private readonly proxyClient: ProxyClientCertificate | undefined,
     private readonly logger: Logger,
+    /** The availability gauge, read from every APIService's condition as stored. */
+    private readonly metrics: AggregatorMetrics,
+    /** Told of every remote APIService as it comes, changes and goes (the OpenAPI downloads). */
+    private readonly onRemoteChange: (name: string, remote: RemoteApiService | undefined) => void = () => undefined,
   ) {
     this.informer = new Informer(apiServices, (type, apiService) => this.onApiService(type, apiService));
   }
@@ -67,7 +72,10 @@ export class AggregatedApis {
   }
 
   private onApiService(type: 'ADDED' | 'MODIFIED' | 'DELETED', apiService: KubeObject): void {
+    const name = apiService.metadata?.name ?? '';
+    this.metrics.setAvailability(name, type === 'DELETED' ? undefined : apiServiceAvailable(apiService));
     const remote = type === 'DELETED' ? undefined : remoteApiService(apiService);
+    this.onRemoteChange(name, remote);
     const spec = (apiService.spec ?? {}) as { group?: string; version?: string };
     const key = `${spec.group ?? ''}/${spec.version ?? ''}`;
     const before = this.remotes.get(key);

@@ -5,7 +5,10 @@ import { Informer, WorkQueue } from '../registry/informer.js';
 import type { ResourceStore } from '../registry/resource-store.js';
 import type { ServiceWatch } from '../registry/service-watch.js';
 import type { ServiceResolver } from '../registry/service-routing.js';
-import { getFromExtensionServer, remoteApiService, serviceAddress, tlsOptions, type ProxyClientCertificate, type RemoteApiService } from './extension-server.js';
+import { getFromExtensionServer, remoteApiService, serviceAddress, tlsOptions, type ProxyClientCertificate, type RemoteApiService, type ServiceAddress } from './extension-server.js';
+import { joinHostPort } from '../machinery/host-port.js';
+import { goTransportErrorText, type TransportError } from './go-net-errors.js';
+import type { AggregatorMetrics } from './metrics.js';
 
 /**
  * kube-aggregator's LocalAvailability and RemoteAvailability controllers, on
@@ -49,6 +52,8 @@ export class ApiServiceAvailability {
     private readonly routing: ServiceResolver,
     private readonly client: ApiClient,
     private readonly proxyClient: ProxyClientCertificate | undefined,
+    /** Counts the writes that take an APIService's availability away. */
+    private readonly metrics: AggregatorMetrics,
   ) {
     this.queue = new WorkQueue((name) => this.sync(name));
     this.informer = new Informer(apiServices, (_type, apiService) => this.queue.add(apiService.metadata?.name ?? ''));
@@ -108,18 +113,20 @@ export class ApiServiceAvailability {
   private async probe(api: RemoteApiService): Promise<string | undefined> {
     const path = api.name === 'v1.' ? `/api/${api.version}` : `/apis/${api.group}/${api.version}`;
     const attempt = async (): Promise<string | undefined> => {
-      let url = '';
+      let endpoint: ServiceAddress;
       try {
-        const endpoint = serviceAddress(await this.routing.resolve(api.service.namespace, api.service.name, api.service.port));
-        url = `https://${endpoint.host}:${endpoint.port}${path}`;
+        endpoint = serviceAddress(await this.routing.resolve(api.service.namespace, api.service.name, api.service.port));
+      } catch (err) {
+        return (err as Error).message;
+      }
+      const url = `https://${joinHostPort(endpoint.host, endpoint.port)}${path}`;
+      try {
         const res = await getFromExtensionServer(tlsOptions(api, endpoint, this.proxyClient, false), path, { username: 'system:kube-aggregator', groups: ['system:masters'] }, PROBE_TIMEOUT_MS);
         if (res.status < 200 || res.status >= 300) return `failing or missing response from ${url}: bad status from ${url}: ${res.status}`;
         return undefined;
       } catch (err) {
-        if (!url) return (err as Error).message;
-        const e = err as NodeJS.ErrnoException;
-        const why = e.code === 'ECONNREFUSED' ? `dial tcp ${url.slice('https://'.length).split('/')[0]}: connect: connection refused` : e.message;
-        return `failing or missing response from ${url}: Get "${url}": ${why}`;
+        // http.Client.Do's url.Error around the transport's error, wrapped by the check's own words.
+        return `failing or missing response from ${url}: Get "${url}": ${goTransportErrorText(err as TransportError, endpoint)}`;
       }
     };
     const results = await Promise.all(Array.from({ length: PROBE_ATTEMPTS }, attempt));
@@ -140,6 +147,7 @@ export class ApiServiceAvailability {
     updated.status = { ...status, conditions };
     try {
       await this.client.update({ ...APISERVICES, name: current.metadata!.name!, subresource: 'status' }, updated);
+      this.metrics.statusWritten(current.metadata!.name!, existing?.status === 'True', next.status === 'True', next.reason);
     } catch (err) {
       // A newer version is on its way through the informer (it is synced again then), or the APIService is gone.
       if (!isApiError(err, 'Conflict') && !isApiError(err, 'NotFound')) throw err;

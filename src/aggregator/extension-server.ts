@@ -1,5 +1,6 @@
 import { request, type RequestOptions } from 'node:https';
-import type { OutgoingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { ConnectionOptions } from 'node:tls';
 import { escapeExtraKey } from '../authn/request-header.js';
 import type { UserInfo } from '../machinery/context.js';
 import type { KubeObject } from '../machinery/object.js';
@@ -35,12 +36,19 @@ export interface ProxyClientCertificate {
   key: string;
 }
 
+/** Whether an APIService's Available condition is True; undefined while it has none. */
+export function apiServiceAvailable(apiService: KubeObject): boolean | undefined {
+  const conditions = Array.isArray(obj(apiService.status).conditions) ? (obj(apiService.status).conditions as unknown[]).map(obj) : [];
+  const available = conditions.find((c) => c.type === 'Available');
+  return available ? available.status === 'True' : undefined;
+}
+
 /** The remote APIService an object describes, or undefined for a local one (no service). */
 export function remoteApiService(apiService: KubeObject): RemoteApiService | undefined {
   const spec = obj(apiService.spec);
   const service = spec.service === undefined || spec.service === null ? undefined : obj(spec.service);
   if (!service) return undefined;
-  const available = (Array.isArray(obj(apiService.status).conditions) ? (obj(apiService.status).conditions as unknown[]) : []).map(obj).some((c) => c.type === 'Available' && c.status === 'True');
+  const available = apiServiceAvailable(apiService) === true;
   const caBundle = str(spec.caBundle);
   return {
     name: str(apiService.metadata?.name),
@@ -66,18 +74,27 @@ export function serviceAddress(hostPort: string): ServiceAddress {
   return { host: u.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(u.port || 443) };
 }
 
-/** Connection options for a request to the extension server at `address`. */
-export function tlsOptions(api: RemoteApiService, address: ServiceAddress, client: ProxyClientCertificate | undefined, verify = true): RequestOptions {
+/** The name an extension server's certificate must carry: its Service's DNS name. */
+export function serverName(api: RemoteApiService): string {
+  return `${api.service.name}.${api.service.namespace}.svc`;
+}
+
+/** TLS connection options for the extension server at `address` (a raw connection: upgrades). */
+export function tlsConnection(api: RemoteApiService, address: ServiceAddress, client: ProxyClientCertificate | undefined, verify = true): ConnectionOptions {
   return {
     host: address.host,
     port: address.port,
-    servername: `${api.service.name}.${api.service.namespace}.svc`,
+    servername: serverName(api),
     rejectUnauthorized: verify && !api.insecureSkipTLSVerify,
     ...(api.caBundle ? { ca: api.caBundle } : {}),
     ...(client ? { cert: client.cert, key: client.key } : {}),
-    // Connections are not pooled across requests: each APIService's TLS settings differ and may change.
-    agent: false,
   };
+}
+
+/** Connection options for an HTTP request to the extension server at `address`. */
+export function tlsOptions(api: RemoteApiService, address: ServiceAddress, client: ProxyClientCertificate | undefined, verify = true): RequestOptions {
+  // Connections are not pooled across requests: each APIService's TLS settings differ and may change.
+  return { ...tlsConnection(api, address, client, verify), agent: false };
 }
 
 /** client-go's SetAuthProxyHeaders: the caller's identity, replacing any X-Remote-* the request carried. */
@@ -94,21 +111,37 @@ export function setAuthProxyHeaders(headers: OutgoingHttpHeaders, user: UserInfo
   }
 }
 
-/** A GET to the extension server answered in full (discovery checks and documents). */
-export function getFromExtensionServer(options: RequestOptions, path: string, user: UserInfo, timeoutMs: number): Promise<{ status: number; body: Buffer }> {
-  const headers: OutgoingHttpHeaders = { Accept: 'application/json' };
+/** An answer read in full. */
+export interface ExtensionServerResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** Discovery documents are small; an extension server cannot make us hold more. */
+const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+/** A GET to the extension server answered in full (discovery checks and documents, OpenAPI downloads). */
+export function getFromExtensionServer(
+  options: RequestOptions,
+  path: string,
+  user: UserInfo,
+  timeoutMs: number,
+  extra: { headers?: OutgoingHttpHeaders; maxBytes?: number } = {},
+): Promise<ExtensionServerResponse> {
+  const headers: OutgoingHttpHeaders = { Accept: 'application/json', ...extra.headers };
   setAuthProxyHeaders(headers, user);
+  const maxBytes = extra.maxBytes ?? MAX_RESPONSE_BYTES;
   return new Promise((resolve, reject) => {
     const req = request({ ...options, method: 'GET', path, headers, timeout: timeoutMs }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (c: Buffer) => {
         size += c.length;
-        // A discovery document is small; an extension server cannot make us hold more.
-        if (size > 16 * 1024 * 1024) req.destroy(new Error('response too large'));
+        if (size > maxBytes) req.destroy(new Error('response too large'));
         else chunks.push(c);
       });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error(`context deadline exceeded (Client.Timeout exceeded while awaiting headers)`)));

@@ -3,35 +3,48 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { writeText } from '../http/respond.js';
 import type { RequestContext } from '../machinery/context.js';
 import type { ServiceResolver } from '../registry/service-routing.js';
-import { serviceAddress, setAuthProxyHeaders, tlsOptions, type ProxyClientCertificate, type RemoteApiService } from './extension-server.js';
+import { serverName, serviceAddress, setAuthProxyHeaders, tlsConnection, tlsOptions, type ProxyClientCertificate, type RemoteApiService } from './extension-server.js';
+import { goTransportErrorText, type TransportError } from './go-net-errors.js';
+import { proxyUpgrade } from './upgrade-proxy.js';
 
 /**
- * kube-aggregator's proxy handler: a request for a group-version an
- * extension API server serves goes to one of its service's endpoints, as
- * the authenticated (and authorized) user in X-Remote-* headers, with the
- * front proxy's client certificate; the answer comes back as it is,
- * streamed (watches included). An unavailable APIService or an unreachable
- * server is kube's plain-text 503.
+ * kube-aggregator's proxy handler (handler_proxy.go): a request for a
+ * group-version an extension API server serves goes to one of its service's
+ * endpoints, as the authenticated (and authorized) user in X-Remote-*
+ * headers, with the front proxy's client certificate; the answer comes back
+ * as it is, streamed (watches included). An upgrade request (exec, attach,
+ * port-forward, a console: WebSocket or SPDY) becomes a tunnel to the
+ * extension server (upgrade-proxy.ts). An unavailable APIService or an
+ * unreachable server is kube's plain-text 503.
  */
 
 /** Hop-by-hop headers a proxy never forwards (RFC 7230 and Go's httputil.ReverseProxy). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
 
-function forwardedHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+/** CORS headers kube's proxy transport removes from the extension server's answers (corsRemovingTransport). */
+const CORS = new Set(['access-control-allow-credentials', 'access-control-allow-headers', 'access-control-allow-methods', 'access-control-allow-origin']);
+
+/**
+ * The request's headers as they go on: credentials and impersonation were
+ * this server's to check (the identity travels in X-Remote-* instead), and
+ * the client's address is appended to X-Forwarded-For as Go's proxies do.
+ * An upgrade keeps its Connection and Upgrade headers: they are what asks
+ * the extension server to switch protocols.
+ */
+function forwardedHeaders(ctx: RequestContext, upgrade: boolean): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    // The credentials were this server's to check; the identity travels in X-Remote-* instead.
-    if (value === undefined || HOP_BY_HOP.has(name) || name === 'authorization' || name.startsWith('impersonate-')) continue;
+  for (const [name, value] of Object.entries(ctx.req.headers as IncomingHttpHeaders)) {
+    if (value === undefined || name === 'authorization' || name.startsWith('impersonate-') || name === 'x-forwarded-for') continue;
+    if (name === 'host' || (!upgrade && HOP_BY_HOP.has(name))) continue;
     out[name] = value;
   }
+  // Go reports an IPv4 client of a dual-stack listener without the IPv6 mapping.
+  const client = ctx.req.socket.remoteAddress?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
+  if (client) {
+    const prior = ctx.req.headers['x-forwarded-for'];
+    out['x-forwarded-for'] = prior ? `${prior}, ${client}` : client;
+  }
   return out;
-}
-
-/** Go's net error texts for the failures a client of the aggregator can see. */
-function dialError(err: NodeJS.ErrnoException, host: string, port: number): string {
-  if (err.code === 'ECONNREFUSED') return `dial tcp ${host}:${port}: connect: connection refused`;
-  if (err.code === 'ETIMEDOUT') return `dial tcp ${host}:${port}: i/o timeout`;
-  return err.message;
 }
 
 export async function proxyToExtensionServer(ctx: RequestContext, api: RemoteApiService, resolver: ServiceResolver, client: ProxyClientCertificate | undefined): Promise<void> {
@@ -45,13 +58,14 @@ export async function proxyToExtensionServer(ctx: RequestContext, api: RemoteApi
   }
   const user = ctx.user;
   if (!user) return writeText(ctx, 500, 'missing user\n');
-  const headers = forwardedHeaders(ctx.req.headers);
+  const headers = forwardedHeaders(ctx, ctx.upgrade !== undefined);
   setAuthProxyHeaders(headers, user);
   const path = `${ctx.url.pathname}${ctx.url.search}`;
+  if (ctx.upgrade) return proxyUpgrade(ctx, ctx.upgrade, { tls: tlsConnection(api, endpoint, client), address: endpoint, path, headers });
   await new Promise<void>((resolve) => {
     const upstream = request({ ...tlsOptions(api, endpoint, client), method: ctx.req.method ?? 'GET', path, headers }, (res) => {
       const responseHeaders: OutgoingHttpHeaders = {};
-      for (const [name, value] of Object.entries(res.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) responseHeaders[name] = value;
+      for (const [name, value] of Object.entries(res.headers)) if (value !== undefined && !HOP_BY_HOP.has(name) && !CORS.has(name)) responseHeaders[name] = value;
       ctx.res.writeHead(res.statusCode ?? 502, responseHeaders);
       // Each chunk goes out as it comes: a watch's events must not wait in a buffer.
       ctx.res.flushHeaders();
@@ -62,8 +76,9 @@ export async function proxyToExtensionServer(ctx: RequestContext, api: RemoteApi
         resolve();
       });
     });
-    upstream.on('error', (err: NodeJS.ErrnoException) => {
-      if (!ctx.res.headersSent) writeText(ctx, 503, `${dialError(err, endpoint.host, endpoint.port)}\n`);
+    upstream.on('error', (err: TransportError) => {
+      // The responder's http.Error: Go's transport error as plain text.
+      if (!ctx.res.headersSent) writeText(ctx, 503, `${goTransportErrorText(err, endpoint, serverName(api))}\n`);
       else ctx.res.destroy();
       resolve();
     });

@@ -5,7 +5,7 @@
  * siblings wrapped in `allOf`, body parameters turned into requestBody, and
  * one content entry per media type in requests and responses.
  */
-import { isJsonObject, type Json, type JsonObject } from '../machinery/json.js';
+import { isJsonObject, sortKeysDeep, type Json, type JsonObject } from '../machinery/json.js';
 
 const DEF_PREFIX = '#/definitions/';
 const SCHEMA_PREFIX = '#/components/schemas/';
@@ -187,4 +187,38 @@ export function referencedDefinitions(roots: Json[], definitions: Record<string,
     }
   }
   return seen;
+}
+
+/**
+ * A whole Swagger 2.0 document as OpenAPI 3.0: what kube-aggregator serves
+ * for an extension server that has no /openapi/v3 (openapiconv.ConvertV2ToV3),
+ * in this module's shapes: shared parameters inlined, every definition under
+ * components.schemas, security definitions as security schemes.
+ */
+export function convertV2Document(doc: JsonObject): JsonObject {
+  const shared = isJsonObject(doc['parameters']) ? doc['parameters'] : {};
+  const inline = (list: Json | undefined): Json | undefined =>
+    Array.isArray(list) ? list.map((p) => (isJsonObject(p) && typeof p['$ref'] === 'string' && p['$ref'].startsWith('#/parameters/') ? (shared[p['$ref'].slice('#/parameters/'.length)] ?? p) : p)) : list;
+  const definitions: Record<string, JsonObject> = {};
+  if (isJsonObject(doc['definitions'])) for (const [k, v] of Object.entries(doc['definitions'])) if (isJsonObject(v)) definitions[k] = v;
+  const paths: JsonObject = {};
+  const sourcePaths = isJsonObject(doc['paths']) ? doc['paths'] : {};
+  for (const path of Object.keys(sourcePaths).sort()) {
+    const item = sourcePaths[path];
+    if (!isJsonObject(item)) continue;
+    const withParams: JsonObject = {};
+    for (const [k, v] of Object.entries(item)) {
+      if (k === 'parameters') withParams[k] = inline(v) as Json;
+      else if (isJsonObject(v) && Array.isArray(v['parameters'])) withParams[k] = { ...v, parameters: inline(v['parameters']) as Json };
+      else withParams[k] = v;
+    }
+    paths[path] = convertPathItem(withParams);
+  }
+  const schemas: JsonObject = {};
+  for (const name of Object.keys(definitions).sort()) schemas[name] = convertDefinition({ definitions }, name, definitions[name]!);
+  const components: JsonObject = { schemas };
+  if (isJsonObject(doc['securityDefinitions'])) components['securitySchemes'] = doc['securityDefinitions'];
+  const out: JsonObject = { components, info: doc['info'] ?? {}, openapi: '3.0.0', paths };
+  if (doc['security'] !== undefined) out['security'] = doc['security'];
+  return sortKeysDeep(out) as JsonObject;
 }

@@ -17,6 +17,7 @@ import { canonicalJson, isJsonObject, sortKeysDeep, type Json, type JsonObject }
 import { encodeOpenApiV2Proto } from './openapi-proto.js';
 import { discoveryRootPaths, groupRootPath, groupVersionRootPath, resourcePaths } from './openapi-paths.js';
 import { convertDefinition, convertPathItem, referencedDefinitions } from './openapi-v3.js';
+import { mergeOpenApiV2 } from './openapi-merge.js';
 
 export const OPENAPI_V2_PROTO_TYPE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 const V2_PROTO_SUBTYPES = ['com.github.proto-openapi.spec.v2@v1.0+protobuf', 'com.github.proto-openapi.spec.v2.v1.0+protobuf'];
@@ -52,10 +53,32 @@ export interface OpenApiServiceOptions {
   /** info.version of the documents; kube-apiserver uses its git version. */
   gitVersion?: string;
   definitions?: DefinitionsFile;
+  /** What extension API servers add (kube-aggregator's OpenAPI controllers). */
+  aggregated?: AggregatedOpenApiSource;
+}
+
+/**
+ * The extension API servers' part of /openapi/v2 and /openapi/v3, as
+ * kube-aggregator's OpenAPI controllers keep it (aggregator/openapi-aggregation.ts).
+ */
+export interface AggregatedOpenApiSource {
+  /** Moves whenever anything below changes. */
+  readonly generation: number;
+  /** Their /openapi/v2 documents, each filtered to its APIService's group-version, in merge order. */
+  v2Documents(): readonly JsonObject[];
+  /** /openapi/v3 entries they serve themselves (key → serverRelativeURL); requests for them are proxied. */
+  v3Entries(): ReadonlyMap<string, string>;
+  /** v3 documents made here from the v2 document of one that serves no /openapi/v3 (key → document). */
+  v3Documents(): ReadonlyMap<string, JsonObject>;
 }
 
 function sha512Hex(data: Buffer): string {
   return createHash('sha512').update(data).digest('hex').toUpperCase();
+}
+
+function encodeDocument(doc: Json, lastModified: Date): EncodedDocument {
+  const body = Buffer.from(JSON.stringify(doc));
+  return { body, etag: sha512Hex(body), contentType: 'application/json', lastModified };
 }
 
 interface AcceptClause {
@@ -122,8 +145,12 @@ export class OpenApiService {
   private defsLoaded: DefinitionsFile | undefined;
   private readonly gitVersion: string;
   private built: Built | undefined;
-  private v2: { generation: number; json: EncodedDocument; proto?: EncodedDocument } | undefined;
-  private v3: { generation: number; root: EncodedDocument; docs: Map<string, EncodedDocument> } | undefined;
+  private v2: { generation: number; aggregated: number; json: EncodedDocument; proto?: EncodedDocument } | undefined;
+  /** This server's own v3 documents, per catalog generation. */
+  private v3: { generation: number; docs: Map<string, EncodedDocument> } | undefined;
+  /** The v3 root and the documents converted from extension servers' v2, per catalog and aggregated generation. */
+  private v3Discovery: { generation: number; aggregated: number; root: EncodedDocument; converted: Map<string, EncodedDocument> } | undefined;
+  private readonly aggregated: AggregatedOpenApiSource | undefined;
   private readonly v3Schemas = new Map<string, Json>();
   private sharedByJson: Map<string, string> | undefined;
 
@@ -134,6 +161,7 @@ export class OpenApiService {
     // Definitions are parsed on first use: constructing the service at startup costs nothing.
     this.defsLoaded = options.definitions;
     this.gitVersion = options.gitVersion ?? `v${catalog.data.kubernetesMinor}.0`;
+    this.aggregated = options.aggregated;
   }
 
   /** Built-in definitions plus those of resources added at run time (catalog.definitionsAdded), per catalog generation. */
@@ -258,11 +286,19 @@ export class OpenApiService {
     };
   }
 
+  /**
+   * The v2 document, rebuilt only when the catalog or the extension servers'
+   * documents changed: with none of the latter, exactly this server's own.
+   */
   private v2Cache(): { json: EncodedDocument; proto?: EncodedDocument } {
-    if (this.v2?.generation === this.catalog.generation) return this.v2;
-    const body = Buffer.from(JSON.stringify(this.buildV2Document()));
+    const aggregated = this.aggregated?.generation ?? 0;
+    if (this.v2?.generation === this.catalog.generation && this.v2.aggregated === aggregated) return this.v2;
+    const extensions = this.aggregated?.v2Documents() ?? [];
+    const doc = extensions.length === 0 ? this.buildV2Document() : mergeOpenApiV2(this.buildV2Document(), extensions);
+    const body = Buffer.from(JSON.stringify(doc));
     this.v2 = {
       generation: this.catalog.generation,
+      aggregated,
       json: { body, etag: sha512Hex(body), contentType: 'application/json', lastModified: new Date() },
     };
     return this.v2;
@@ -315,32 +351,49 @@ export class OpenApiService {
     };
   }
 
-  private v3Cache(): { root: EncodedDocument; docs: Map<string, EncodedDocument> } {
+  private v3Cache(): { docs: Map<string, EncodedDocument> } {
     if (this.v3?.generation === this.catalog.generation) return this.v3;
     const built = this.build();
     const docs = new Map<string, EncodedDocument>();
     const now = new Date();
-    const rootPaths: JsonObject = {};
-    for (const key of [...built.v3Keys.keys()].sort()) {
-      const body = Buffer.from(JSON.stringify(this.buildV3Document(key)));
-      const etag = sha512Hex(body);
-      docs.set(key, { body, etag, contentType: 'application/json', lastModified: now });
-      rootPaths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${etag}` };
-    }
-    const rootBody = Buffer.from(JSON.stringify({ paths: rootPaths }));
-    const root = { body: rootBody, etag: sha512Hex(rootBody), contentType: 'application/json', lastModified: now };
-    this.v3 = { generation: this.catalog.generation, root, docs };
+    for (const key of [...built.v3Keys.keys()].sort()) docs.set(key, encodeDocument(this.buildV3Document(key)!, now));
+    this.v3 = { generation: this.catalog.generation, docs };
     return this.v3;
+  }
+
+  /**
+   * The v3 root: this server's documents, then what extension servers add
+   * (kube-aggregator's merged discovery; a key this server serves stays its own).
+   */
+  private v3RootCache(): { root: EncodedDocument; converted: Map<string, EncodedDocument> } {
+    const aggregated = this.aggregated?.generation ?? 0;
+    if (this.v3Discovery?.generation === this.catalog.generation && this.v3Discovery.aggregated === aggregated) return this.v3Discovery;
+    const { docs } = this.v3Cache();
+    const now = new Date();
+    const urls = new Map<string, string>();
+    for (const [key, doc] of docs) urls.set(key, `/openapi/v3/${key}?hash=${doc.etag}`);
+    const converted = new Map<string, EncodedDocument>();
+    for (const [key, doc] of this.aggregated?.v3Documents() ?? []) {
+      if (urls.has(key)) continue;
+      const encoded = encodeDocument(doc, now);
+      converted.set(key, encoded);
+      urls.set(key, `/openapi/v3/${key}?hash=${encoded.etag}`);
+    }
+    for (const [key, url] of this.aggregated?.v3Entries() ?? []) if (!urls.has(key)) urls.set(key, url);
+    const rootPaths: JsonObject = {};
+    for (const key of [...urls.keys()].sort()) rootPaths[key] = { serverRelativeURL: urls.get(key)! };
+    this.v3Discovery = { generation: this.catalog.generation, aggregated, root: encodeDocument({ paths: rootPaths }, now), converted };
+    return this.v3Discovery;
   }
 
   /** /openapi/v3 discovery document. */
   v3Root(): EncodedDocument {
-    return this.v3Cache().root;
+    return this.v3RootCache().root;
   }
 
-  /** One /openapi/v3/<key> document, or undefined when not served. */
+  /** One /openapi/v3/<key> document this server serves itself, or undefined (an extension server's, or none). */
   v3Document(key: string): EncodedDocument | undefined {
-    return this.v3Cache().docs.get(key);
+    return this.v3Cache().docs.get(key) ?? (this.aggregated ? this.v3RootCache().converted.get(key) : undefined);
   }
 
   // ---------------------------------------------------------------------------

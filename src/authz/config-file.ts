@@ -76,7 +76,7 @@ export function loadAuthorizationConfiguration(path: string): AuthorizerEntry[] 
     if (type !== 'Webhook' && a.webhook != null) errs.push({ type: 'FieldValueInvalid', field: `${path}.webhook`, value: 'non-null', detail: 'may only be specified when type=Webhook' });
     const entry: AuthorizerEntry = { type, name };
     if (type === 'Webhook') {
-      const webhook = validateWebhook(path, a.webhook, errs);
+      const webhook = validateWebhook(path, name, a.webhook, errs);
       if (webhook) entry.webhook = webhook;
     }
     out.push(entry);
@@ -88,7 +88,7 @@ export function loadAuthorizationConfiguration(path: string): AuthorizerEntry[] 
 }
 
 /** kube's ValidateWebhookConfiguration (its errors are under the authorizer's own path). */
-function validateWebhook(path: string, raw: unknown, errs: FieldError[]): WebhookOptions | undefined {
+function validateWebhook(path: string, name: string, raw: unknown, errs: FieldError[]): WebhookOptions | undefined {
   const w = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
   const before = errs.length;
   const duration = (field: string): number => {
@@ -137,8 +137,8 @@ function validateWebhook(path: string, raw: unknown, errs: FieldError[]): Webhoo
   const expressions = conditions.map((c) => (c && typeof c === 'object' && typeof (c as { expression?: unknown }).expression === 'string' ? (c as { expression: string }).expression : ''));
   errs.push(...validateMatchConditions(expressions, path));
   if (errs.length > before) return undefined;
-  if (connType === 'InClusterConfig') throw new AuthorizationConfigError(`${path}.connectionInfo.type: InClusterConfig is not supported by this server yet`);
-  const options: WebhookOptions = { kubeconfigFile: file!, version: version as 'v1' | 'v1beta1', authorizedTtlMs: authorizedTtl, unauthorizedTtlMs: unauthorizedTtl, timeoutMs: timeout, failurePolicy: failurePolicy as 'NoOpinion' | 'Deny' };
+  // InClusterConfig passes kube's validation with no kubeconfig path; building the webhook then fails (webhook.ts).
+  const options: WebhookOptions = { name, kubeconfigFile: connType === 'KubeConfigFile' ? file : undefined, version: version as 'v1' | 'v1beta1', authorizedTtlMs: authorizedTtl, unauthorizedTtlMs: unauthorizedTtl, timeoutMs: timeout, failurePolicy: failurePolicy as 'NoOpinion' | 'Deny' };
   if (expressions.length > 0) options.matchConditions = expressions;
   return options;
 }

@@ -41,7 +41,8 @@ function compileCondition(expression: string): Program | string {
   return result.program;
 }
 
-export type MatchResult = { readonly matches: boolean } | { readonly error: string };
+/** All true: matches; any false: no match (`failed` when another expression errored first, which kube still counts); else the errors. */
+export type MatchResult = { readonly matches: boolean; readonly failed?: boolean } | { readonly error: string };
 
 /** The compiled conditions of one webhook. */
 export class MatchConditions {
@@ -76,7 +77,7 @@ export class MatchConditions {
         errors.push(`cel evaluation error: expression '${program.expression}' eval result type should be bool`);
         continue;
       }
-      if (!r.value) return { matches: false };
+      if (!r.value) return errors.length > 0 ? { matches: false, failed: true } : { matches: false };
     }
     if (errors.length > 0) return { error: errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]` };
     return { matches: true };

@@ -3,8 +3,12 @@ import { request } from 'node:https';
 import { dirname, resolve } from 'node:path';
 import { decode } from '../codec/codec.js';
 import { YAML_TYPE } from '../codec/media-type.js';
-import type { AuthorizationAttributes, AuthorizationDecision, Authorizer } from './authorizer.js';
+import { formatGoDuration } from '../machinery/duration.js';
+import { clientGoResultError, DeadlineExceeded, goHttpClientError } from '../registry/webhook-client.js';
+import type { UserInfo } from '../machinery/context.js';
+import type { AuthorizationAttributes, AuthorizationDecision, Authorizer, RulesResult } from './authorizer.js';
 import { MatchConditions } from './match-conditions.js';
+import type { AuthorizationMetrics, WebhookCallResult } from './metrics.js';
 
 /**
  * kube's webhook authorizer (apiserver/plugin/pkg/authorizer/webhook): each
@@ -13,7 +17,12 @@ import { MatchConditions } from './match-conditions.js';
  * `denied` denies (stopping the chain), anything else is no opinion.
  * Answers are cached (allowed for authorizedTTL, the rest for
  * unauthorizedTTL); a failed call is the failure policy's decision, with
- * the error (so the request is a 500 unless a later authorizer allows).
+ * the error (so the request is a 500 unless a later authorizer allows) in
+ * client-go's words, as kube's 500 bodies and SubjectAccessReview
+ * evaluationError quote them: `Post "<url>?timeout=<t>": <net/http error>`,
+ * a failed Status's message, apimachinery's generic server response, or the
+ * decoder's complaint. An answer both allowed and denied denies, with kube's
+ * error.
  * Transient failures (a reset connection, a 429, 500 or 504 answer, or one
  * with Retry-After) are retried as kube's DefaultShouldRetry does, with its
  * default webhook backoff (500 ms, factor 1.5, jitter 0.2, 5 attempts).
@@ -22,7 +31,10 @@ import { MatchConditions } from './match-conditions.js';
  */
 
 export interface WebhookOptions {
-  kubeconfigFile: string;
+  /** The authorizer's name in the configuration file (`webhook` for the --authorization-webhook-* flags), as metrics label it. */
+  name: string;
+  /** Absent for connectionInfo.type InClusterConfig, which kube-apiserver cannot build (see InClusterWebhookError). */
+  kubeconfigFile: string | undefined;
   version: 'v1' | 'v1beta1';
   authorizedTtlMs: number;
   unauthorizedTtlMs: number;
@@ -32,6 +44,8 @@ export interface WebhookOptions {
   matchConditions?: string[];
   /** kube's DefaultAuthWebhookRetryBackoff unless given (tests shorten it). */
   retryBackoff?: RetryBackoff;
+  /** Where round trips, fail-opens and matchCondition evaluations are counted. */
+  metrics?: AuthorizationMetrics;
 }
 
 export interface RetryBackoff {
@@ -43,8 +57,30 @@ export interface RetryBackoff {
 
 const DEFAULT_RETRY_BACKOFF: RetryBackoff = { initialMs: 500, factor: 1.5, jitter: 0.2, steps: 5 };
 
-/** A failed call kube's webhook client would try again. */
-class TransientWebhookError extends Error {}
+/**
+ * An authorization webhook whose connectionInfo.type is InClusterConfig:
+ * kube's validation accepts it, but its documentation says it is not allowed
+ * for kube-apiserver, and kube-apiserver 1.36 dereferences the absent
+ * kubeconfig path while building the authorizer (a nil pointer panic, exit
+ * code 2). Capstan refuses it with this error instead (`capstan serve`
+ * exits 1 at start; a reload to such a file keeps the running chain).
+ */
+export class InClusterWebhookError extends Error {
+  constructor() {
+    super('a Webhook authorizer with connectionInfo.type InClusterConfig cannot be used by an API server (kube-apiserver 1.36 exits with a nil pointer panic building it); use connectionInfo.type KubeConfigFile');
+  }
+}
+
+/** A failed call: whether kube's webhook client would try again, and how its metrics name the failure. */
+class WebhookCallError extends Error {
+  constructor(
+    message: string,
+    readonly transient: boolean,
+    readonly result: WebhookCallResult,
+  ) {
+    super(message);
+  }
+}
 
 interface Endpoint {
   url: URL;
@@ -104,13 +140,17 @@ export class WebhookAuthorizer implements Authorizer {
   private readonly matchConditions: MatchConditions | undefined;
 
   constructor(private readonly opts: WebhookOptions) {
+    if (opts.kubeconfigFile === undefined) throw new InClusterWebhookError();
     this.endpoint = endpointFromKubeconfig(opts.kubeconfigFile);
     if (opts.matchConditions && opts.matchConditions.length > 0) this.matchConditions = new MatchConditions(opts.matchConditions);
   }
 
   async authorize(attrs: AuthorizationAttributes): Promise<AuthorizationDecision> {
     if (this.matchConditions) {
+      const started = performance.now();
       const match = this.matchConditions.evaluate(reviewSpec(attrs, 'v1'));
+      const failed = 'error' in match || match.failed === true;
+      this.opts.metrics?.recordMatchConditions('Webhook', this.opts.name, (performance.now() - started) / 1000, failed, !('error' in match) && !match.matches);
       if ('error' in match) return { decision: this.opts.failurePolicy, reason: '', error: match.error };
       if (!match.matches) return { decision: 'NoOpinion', reason: '' };
     }
@@ -122,23 +162,43 @@ export class WebhookAuthorizer implements Authorizer {
     try {
       status = obj(obj(await this.postWithRetries({ apiVersion: `authorization.k8s.io/${this.opts.version}`, kind: 'SubjectAccessReview', spec })).status);
     } catch (err) {
+      // kube counts a fail-open: no opinion after the last attempt failed, the request itself still waiting
+      if (this.opts.failurePolicy === 'NoOpinion' && err instanceof WebhookCallError) this.opts.metrics?.webhookFailOpen.inc([this.opts.name, err.result]);
       return { decision: this.opts.failurePolicy, reason: '', error: (err as Error).message };
     }
     const reason = str(status.reason);
-    const decision: AuthorizationDecision = status.allowed === true ? { decision: 'Allow', reason } : status.denied === true ? { decision: 'Deny', reason } : { decision: 'NoOpinion', reason };
+    const allowed = status.allowed === true;
+    const decision: AuthorizationDecision =
+      allowed && status.denied === true
+        ? { decision: 'Deny', reason, error: 'webhook subject access review returned both allow and deny response' }
+        : allowed
+          ? { decision: 'Allow', reason }
+          : status.denied === true
+            ? { decision: 'Deny', reason }
+            : { decision: 'NoOpinion', reason };
     if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(key, { decision, expires: Date.now() + (decision.decision === 'Allow' ? this.opts.authorizedTtlMs : this.opts.unauthorizedTtlMs) });
+    this.cache.set(key, { decision, expires: Date.now() + (allowed ? this.opts.authorizedTtlMs : this.opts.unauthorizedTtlMs) });
     return decision;
+  }
+
+  /** kube's webhook authorizer cannot list rules: incomplete, with its error (SelfSubjectRulesReview's evaluationError). */
+  async rulesFor(_user: UserInfo, _namespace: string): Promise<RulesResult> {
+    return { resourceRules: [], nonResourceRules: [], incomplete: true, error: 'webhook authorizer does not support user rule resolution' };
   }
 
   private async postWithRetries(body: unknown): Promise<unknown> {
     const backoff = this.opts.retryBackoff ?? DEFAULT_RETRY_BACKOFF;
     let delay = backoff.initialMs;
     for (let attempt = 1; ; attempt++) {
+      const started = performance.now();
       try {
-        return await this.post(body);
+        const answer = await this.post(body);
+        this.opts.metrics?.recordWebhookCall(this.opts.name, 'success', (performance.now() - started) / 1000);
+        return answer;
       } catch (err) {
-        if (!(err instanceof TransientWebhookError) || attempt >= backoff.steps) throw err;
+        const failure = err instanceof WebhookCallError ? err : new WebhookCallError((err as Error).message, false, 'error');
+        this.opts.metrics?.recordWebhookCall(this.opts.name, failure.result, (performance.now() - started) / 1000);
+        if (!failure.transient || attempt >= backoff.steps) throw failure;
       }
       await new Promise((r) => setTimeout(r, delay * (1 + Math.random() * backoff.jitter)));
       delay *= backoff.factor;
@@ -148,39 +208,43 @@ export class WebhookAuthorizer implements Authorizer {
   private post(body: unknown): Promise<unknown> {
     const data = JSON.stringify(body);
     const e = this.endpoint;
+    // client-go's rest client names its client timeout in the query it sends (and in its errors)
+    const url = new URL(e.url.href);
+    url.search = `timeout=${formatGoDuration(this.opts.timeoutMs)}`;
     return new Promise((resolvePost, reject) => {
       const req = request(
-        e.url,
+        url,
         {
           method: 'POST',
-          headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': Buffer.byteLength(data), ...(e.token ? { Authorization: `Bearer ${e.token}` } : {}) },
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': Buffer.byteLength(data), ...(e.token ? { Authorization: `Bearer ${e.token}` } : {}) },
           ...(e.ca ? { ca: e.ca } : {}),
           ...(e.cert ? { cert: e.cert } : {}),
           ...(e.key ? { key: e.key } : {}),
-          timeout: this.opts.timeoutMs,
         },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
+            clearTimeout(timer);
             const text = Buffer.concat(chunks).toString('utf8');
             const code = res.statusCode ?? 0;
-            if (code < 200 || code >= 300) {
-              const transient = code === 429 || code === 500 || code === 504 || res.headers['retry-after'] !== undefined;
-              return reject(new (transient ? TransientWebhookError : Error)(`the webhook answered ${code}: ${text.slice(0, 200)}`));
-            }
-            try {
-              resolvePost(JSON.parse(text));
-            } catch {
-              reject(new Error('the webhook answered something that is not JSON'));
-            }
+            const failure = clientGoResultError(code, res.headers['content-type'], text);
+            if (failure === undefined) return resolvePost(JSON.parse(text));
+            // kube's DefaultShouldRetry: internal errors (5xx but 503), timeouts (504), 429s, or an answer naming a Retry-After
+            const failed = code < 200 || code > 206;
+            const transient = failed && (code === 429 || (code >= 500 && code !== 503) || res.headers['retry-after'] !== undefined);
+            reject(new WebhookCallError(failure, transient, code === 504 ? 'timeout' : 'error'));
           });
-          res.on('error', reject);
+          res.on('error', (err) => reject(new WebhookCallError(goHttpClientError('Post', err, url), false, err instanceof DeadlineExceeded ? 'timeout' : 'error')));
         },
       );
-      req.on('timeout', () => req.destroy(new Error(`the webhook did not answer within ${this.opts.timeoutMs} ms`)));
-      req.on('error', (err: NodeJS.ErrnoException) => reject(err.code === 'ECONNRESET' ? new TransientWebhookError(err.message) : err));
+      const timer = setTimeout(() => req.destroy(new DeadlineExceeded()), this.opts.timeoutMs);
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        reject(new WebhookCallError(goHttpClientError('Post', err, url), err.code === 'ECONNRESET', err instanceof DeadlineExceeded ? 'timeout' : 'error'));
+      });
       req.end(data);
     });
   }
 }
+

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { RuntimeConfigError } from '../api/catalog.js';
 import { AuthorizationConfigError } from '../authz/config-file.js';
+import { InClusterWebhookError } from '../authz/webhook.js';
 import { PolicyFileError } from '../authz/abac.js';
 import { ApiServer } from '../server/apiserver.js';
 import { AuthenticationSetupError } from '../server/token-authn.js';
@@ -69,7 +70,7 @@ async function serve(argv: string[]): Promise<number> {
       return 2;
     }
     // kube-apiserver refuses an --authorization-config or --authorization-policy-file that does not load.
-    if (err instanceof AuthorizationConfigError || err instanceof PolicyFileError) {
+    if (err instanceof AuthorizationConfigError || err instanceof PolicyFileError || err instanceof InClusterWebhookError) {
       process.stderr.write(`Error: ${err.message}\n`);
       return 1;
     }

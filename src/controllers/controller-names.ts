@@ -19,6 +19,9 @@ export const LEGACY_SA_TOKEN_CLEANER = 'legacy-serviceaccount-token-cleaner-cont
 export const VAP_STATUS = 'validatingadmissionpolicy-status-controller';
 export const PVC_PROTECTION = 'persistentvolumeclaim-protection-controller';
 export const PV_PROTECTION = 'persistentvolume-protection-controller';
+export const CSR_SIGNING = 'certificatesigningrequest-signing-controller';
+export const CSR_CLEANER = 'certificatesigningrequest-cleaner-controller';
+export const ENDPOINTSLICE_MIRRORING = 'endpointslice-mirroring-controller';
 
 /**
  * kube-controller-manager 1.36's controllers (app.NewControllerDescriptors):
@@ -31,7 +34,7 @@ const KNOWN: Record<string, string[]> = {
   [SERVICE_ACCOUNT_TOKEN]: ['serviceaccount-token'],
   'endpoints-controller': ['endpoint'],
   'endpointslice-controller': ['endpointslice'],
-  'endpointslice-mirroring-controller': ['endpointslicemirroring'],
+  [ENDPOINTSLICE_MIRRORING]: ['endpointslicemirroring'],
   'replicationcontroller-controller': ['replicationcontroller'],
   'pod-garbage-collector-controller': ['podgc'],
   [RESOURCE_QUOTA]: ['resourcequota'],
@@ -46,9 +49,9 @@ const KNOWN: Record<string, string[]> = {
   'disruption-controller': ['disruption'],
   'statefulset-controller': ['statefulset'],
   'cronjob-controller': ['cronjob'],
-  'certificatesigningrequest-signing-controller': ['csrsigning'],
+  [CSR_SIGNING]: ['csrsigning'],
   'certificatesigningrequest-approving-controller': ['csrapproving'],
-  'certificatesigningrequest-cleaner-controller': ['csrcleaner'],
+  [CSR_CLEANER]: ['csrcleaner'],
   'podcertificaterequest-cleaner-controller': [],
   'ttl-controller': ['ttl'],
   [BOOTSTRAP_SIGNER]: ['bootstrapsigner'],
@@ -111,6 +114,9 @@ export const RUN_IN_CAPSTAN: ReadonlySet<string> = new Set([
   VAP_STATUS,
   PVC_PROTECTION,
   PV_PROTECTION,
+  CSR_SIGNING,
+  CSR_CLEANER,
+  ENDPOINTSLICE_MIRRORING,
 ]);
 
 const ALIASES = new Map<string, string>(Object.entries(KNOWN).flatMap(([name, aliases]) => aliases.map((a) => [a, name] as [string, string])));

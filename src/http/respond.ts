@@ -5,6 +5,7 @@ import { encode } from '../codec/codec.js';
 import { JSON_TYPE, type Encoding } from '../codec/media-type.js';
 import { negotiatePlain } from '../codec/negotiate.js';
 import type { RequestContext } from '../machinery/context.js';
+import { strconvQuote } from '../machinery/go-compat.js';
 import { ApiError, internalError, serviceUnavailable, type Status } from '../machinery/errors.js';
 import { isStoreError, type StoreError } from '../storage/store.js';
 import { warningHeaderValues } from './warnings.js';
@@ -125,6 +126,15 @@ export function writePlain(ctx: RequestContext, code: number, value: unknown): v
 
 export function writeText(ctx: RequestContext, code: number, text: string): void {
   writeBody(ctx, code, text, 'text/plain; charset=utf-8', { 'X-Content-Type-Options': 'nosniff' });
+}
+
+/**
+ * kube's responsewriters.InternalError: a plain-text 500 naming the request
+ * URI as sent, with the characters that could read as HTML escaped.
+ */
+export function writeInternalErrorText(ctx: RequestContext, message: string): void {
+  const text = `Internal Server Error: ${strconvQuote(ctx.req.url ?? '')}: ${message}`;
+  writeText(ctx, 500, `${text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}\n`);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { RequestInfo } from './request-info.js';
 import { stderrLogger, type Logger } from './logger.js';
 
@@ -35,6 +36,14 @@ export class RequestContext {
   bodyDeadline: number | undefined;
   /** The server reads and writes CBOR (feature gate CBORServingAndStorage). */
   cbor = false;
+  /**
+   * An HTTP upgrade request (WebSocket, SPDY): its connection, which the
+   * server's 'upgrade' event handed over, and the bytes read past its headers.
+   * `res` writes to that connection and closes it when it ends.
+   */
+  upgrade: { socket: Duplex; head: Buffer } | undefined;
+  /** The connection now carries another protocol: nothing may be written through `res` any more. */
+  hijacked = false;
 
   constructor(
     readonly req: IncomingMessage,

@@ -37,6 +37,9 @@ export const FEATURE_GATES = {
   ConsistentListFromCache: { stage: 'GA', default: true, lockToDefault: true },
   StructuredAuthenticationConfiguration: { stage: 'GA', default: true, lockToDefault: true },
   StructuredAuthorizationConfiguration: { stage: 'GA', default: true, lockToDefault: true },
+  // Alpha DRA device fields: off, ResourceSlice writes drop them unless the stored slice uses them.
+  DRANodeAllocatableResources: { stage: 'ALPHA', default: false },
+  DRAListTypeAttributes: { stage: 'ALPHA', default: false },
   // Capstan has no egress selector: accepted, no effect.
   StructuredAuthenticationConfigurationEgressSelector: { stage: 'BETA', default: true },
 } as const satisfies Record<string, FeatureSpec>;

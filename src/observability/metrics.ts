@@ -4,6 +4,7 @@ import type { DeprecatedApiRequests } from '../api/deprecated-api-requests.js';
 import type { CounterFamily } from '../admission/pod-security/metrics.js';
 import type { AdmissionMetrics } from '../admission/metrics.js';
 import type { FeatureGates } from '../machinery/feature-gates.js';
+import type { CounterVec } from '../machinery/counter.js';
 import type { HistogramVec } from '../machinery/histogram.js';
 import { WORK_DURATION_BUCKETS, type WorkQueueMetrics } from '../registry/work-queue.js';
 
@@ -24,6 +25,14 @@ export interface WatchStreamStatsSource {
   bufferedBytes(): number;
 }
 
+/** A gauge another layer keeps: its series, read at each scrape. */
+export interface GaugeFamily {
+  name: string;
+  help: string;
+  labelNames: readonly string[];
+  samples(): Array<{ labels: Record<string, string>; value: number }>;
+}
+
 type PromClient = typeof import('prom-client');
 
 export class Metrics {
@@ -41,8 +50,12 @@ export class Metrics {
     /** The in-process controllers' queues. */
     private readonly workQueues?: WorkQueueMetrics,
     private readonly featureGates?: FeatureGates,
-    /** Histograms kept by other layers (CRD conversion webhooks'). */
+    /** Histograms kept by other layers (CRD conversion webhooks', the authorizers'). */
     private readonly histograms: readonly HistogramVec[] = [],
+    /** Counters kept by other layers (the authorizers'), their help with kube's stability prefix. */
+    private readonly counters: readonly CounterVec[] = [],
+    /** ALPHA gauges kept by other layers (the aggregator's APIService availability), read at scrape time. */
+    private readonly gauges?: () => readonly GaugeFamily[],
   ) {}
 
   private async build(): Promise<import('prom-client').Registry> {
@@ -125,12 +138,37 @@ export class Metrics {
         },
       });
     }
+    for (const family of this.gauges?.() ?? []) {
+      new prom.Gauge({
+        name: family.name,
+        help: `[ALPHA] ${family.help}`,
+        labelNames: [...family.labelNames].sort(),
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const s of family.samples()) this.set(Object.fromEntries(Object.entries(s.labels).sort(([a], [b]) => (a < b ? -1 : 1))), s.value);
+        },
+      });
+    }
     if (this.admission) {
       registerHistogram(registry, this.admission.step);
       registerHistogram(registry, this.admission.controller);
     }
     if (this.workQueues) this.workQueueMetrics(prom, registry, this.workQueues);
     for (const h of this.histograms) registerHistogram(registry, h);
+    for (const c of this.counters) {
+      new prom.Counter({
+        name: c.name,
+        help: c.help,
+        // Sorted, as Go's client writes label pairs.
+        labelNames: [...c.labelNames].sort(),
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const s of c.samples()) this.inc(Object.fromEntries(Object.entries(s.labels).sort(([a], [b]) => (a < b ? -1 : 1))), s.value);
+        },
+      });
+    }
     return registry;
   }
 

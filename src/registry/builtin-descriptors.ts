@@ -2,6 +2,7 @@ import { loadDefinitions } from '../api/definitions.js';
 import { SchemaModel } from '../api/schema-model.js';
 import type { ResourceInfo } from '../api/types.js';
 import { schemaForDefinition, type ApplySchema } from '../apply/index.js';
+import type { FeatureGates } from '../machinery/feature-gates.js';
 import type { KeyLayout } from '../storage/keys.js';
 import { toServedVersion, toStorageVersion } from './convert.js';
 import { applyDefaults, canonicalizeQuantities } from './defaults/index.js';
@@ -83,7 +84,7 @@ function statusStrategyFor(storageKey: string): StatusStrategy {
  * The descriptor of a built-in served resource (any served version of it):
  * `info.group`/`info.name` is what is served, `info.storage` where it is stored.
  */
-export function builtinDescriptor(info: ResourceInfo, keys: KeyLayout): ResourceDescriptor {
+export function builtinDescriptor(info: ResourceInfo, keys: KeyLayout, gates?: FeatureGates): ResourceDescriptor {
   const key = `${info.group}/${info.name}`;
   const storageGroup = info.storage.group;
   const schema = builtinSchemaHandle();
@@ -100,7 +101,7 @@ export function builtinDescriptor(info: ResourceInfo, keys: KeyLayout): Resource
     namespaced: info.namespaced,
     storage: { group: storageGroup, resource: info.name, kind: info.storage.kind },
     prefix: keys.resourcePrefix(storageGroup, info.name),
-    strategy: strategyFor(storageGroup, info.name, info.storage.kind),
+    strategy: strategyFor(storageGroup, info.name, info.storage.kind, gates),
     statusStrategy: statusStrategyFor(`${storageGroup}/${info.name}`),
     schema,
     defaults: (served, obj) => applyDefaults(served.group, served.version, served.kind, obj),

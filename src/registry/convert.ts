@@ -10,7 +10,9 @@ import { apiVersionOf, cloneObject, type KubeObject } from '../machinery/object.
 type ConvertFn = (obj: KubeObject) => KubeObject;
 
 interface Conversion {
+  /** Must not change its argument (the request's object). */
   toStorage: ConvertFn;
+  /** Given a copy of the stored object, which it may change and return. */
   fromStorage: ConvertFn;
 }
 

@@ -47,7 +47,7 @@ export class Registry {
     if (!desc) {
       // A request that found the resource just before it was removed.
       if (this.removed.has(id)) throw resourceNotFound();
-      desc = builtinDescriptor(info, this.keys);
+      desc = builtinDescriptor(info, this.keys, this.gates);
       this.descriptors.set(id, desc);
     }
     return desc;

@@ -426,6 +426,7 @@ export class ResourceStore {
       meta.generation = curMeta.generation;
     } else delete meta.generation;
     if (mode === '') this.strategy.prepareForUpdate?.(next, current);
+    if (mode === 'status') this.strategy.prepareForStatusUpdate?.(next, current);
     mutateSystemFields?.(next);
     const errs: FieldError[] = [
       ...validateObjectMetaUpdate(meta, curMeta),

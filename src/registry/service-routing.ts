@@ -1,3 +1,4 @@
+import { joinHostPort } from '../machinery/host-port.js';
 import { serviceUnavailable } from '../machinery/errors.js';
 import type { KubeObject } from '../machinery/object.js';
 import { parseLabelSelector } from '../machinery/selectors.js';
@@ -29,10 +30,6 @@ interface EndpointSlice {
   addressType?: string;
   ports?: { name?: string; port?: number }[] | null;
   endpoints?: { addresses?: string[]; conditions?: { ready?: boolean } }[] | null;
-}
-
-function joinHostPort(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 async function getService(services: ObjectLookup, namespace: string, name: string): Promise<{ name: string; spec: ServiceSpec }> {

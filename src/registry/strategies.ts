@@ -1,11 +1,15 @@
-import { cloneObject, metaOf, type KubeObject } from '../machinery/object.js';
+import { FeatureGates } from '../machinery/feature-gates.js';
+import { cloneObject, metaOf, nowTimestamp, type KubeObject } from '../machinery/object.js';
+import { isRecord } from '../machinery/json.js';
 import { DEFAULT_STRATEGY, type Strategy } from './strategy.js';
 import type { GarbageCollectionPolicy } from './gc-finalizers.js';
 import { STRATEGY_FACTS, type StrategyFacts } from './strategy-facts.js';
 import { NAMESPACE_FINALIZER } from './namespaces.js';
+import { dropDisabledSliceFields } from './resource-slices.js';
 import { prepareJobForCreate, preparePodForCreate } from './defaults/index.js';
 import { hasValidation, validateObject, validateObjectUpdate } from './validation/index.js';
 import { validateCustomResourceDefinitionStatusUpdate } from './validation/crd.js';
+import { prepareStatusUpdate } from './csr-approval.js';
 
 /**
  * The strategy of each resource: kube-apiserver's per-type facts
@@ -25,6 +29,7 @@ function fromFacts(facts: StrategyFacts | undefined): Strategy {
   const onCreate = facts.statusOnCreate;
   if (onCreate === 'keep') s.initialStatus = (obj) => obj.status;
   else if (onCreate === 'reset') s.initialStatus = () => ({});
+  else if (onCreate === 'drop') s.initialStatus = () => undefined;
   else s.initialStatus = () => cloneObject(onCreate);
   return s;
 }
@@ -108,12 +113,43 @@ function crdStrategy(base: Strategy): Strategy {
   };
 }
 
-const OVERRIDES: Record<string, (base: Strategy) => Strategy> = {
+/** metav1.Time.Equal on two optional timestamps: both unset, or the same instant whatever the zone. */
+function sameInstant(a: unknown, b: unknown): boolean {
+  if (a === undefined || a === null || b === undefined || b === null) return (a ?? null) === (b ?? null);
+  const [ta, tb] = [Date.parse(String(a)), Date.parse(String(b))];
+  return Number.isNaN(ta) || Number.isNaN(tb) ? a === b : ta === tb;
+}
+
+function taintOf(rule: KubeObject): Record<string, unknown> | undefined {
+  return isRecord(rule.spec) && isRecord(rule.spec.taint) ? rule.spec.taint : undefined;
+}
+
+/**
+ * kube's DeviceTaintRule PrepareForUpdate: timeAdded says when the current
+ * *effect* began (tolerationSeconds count from it), so a new effect that kept
+ * the old timeAdded starts now.
+ */
+function restartTaintTimeOnNewEffect(rule: KubeObject, old: KubeObject): void {
+  const taint = taintOf(rule);
+  const oldTaint = taintOf(old) ?? {};
+  if (taint && (taint.effect ?? '') !== (oldTaint.effect ?? '') && sameInstant(taint.timeAdded, oldTaint.timeAdded)) {
+    taint.timeAdded = nowTimestamp();
+  }
+}
+
+const OVERRIDES: Record<string, (base: Strategy, gates: FeatureGates) => Strategy> = {
   'apiextensions.k8s.io/customresourcedefinitions': crdStrategy,
   '/namespaces': namespaceStrategy,
   '/pods': (base) => ({ ...podStrategy(base), prepareForCreate: preparePodForCreate }),
   '/secrets': (base) => ({ ...base, prepareForCreate: mergeStringData, prepareForUpdate: mergeStringData }),
   'batch/jobs': (base) => ({ ...base, prepareForCreate: prepareJobForCreate }),
+  'certificates.k8s.io/certificatesigningrequests': (base) => ({ ...base, prepareForStatusUpdate: (obj, old) => prepareStatusUpdate(obj, old) }),
+  'resource.k8s.io/devicetaintrules': (base) => ({ ...base, prepareForUpdate: restartTaintTimeOnNewEffect }),
+  'resource.k8s.io/resourceslices': (base, gates) => ({
+    ...base,
+    prepareForCreate: (obj) => dropDisabledSliceFields(obj, undefined, gates),
+    prepareForUpdate: (obj, old) => dropDisabledSliceFields(obj, old, gates),
+  }),
 };
 
 /** The type's validation (registry/validation), where it has one, on top of the metadata rules. */
@@ -126,7 +162,6 @@ function withValidation(s: Strategy, group: string, kind: string): Strategy {
   };
 }
 
-/** The strategy of a stored resource (`group`/`resource` of its storage version, `kind` its storage kind). */
 /**
  * Types whose DefaultGarbageCollectionPolicy is not DeleteDependents: events
  * take no part in garbage collection; ReplicationControllers (core/v1) and
@@ -140,11 +175,16 @@ const GC_POLICIES: Record<string, GarbageCollectionPolicy> = {
   'batch/jobs': 'OrphanDependents',
 };
 
-export function strategyFor(group: string, resource: string, kind: string): Strategy {
+/**
+ * The strategy of a stored resource (`group`/`resource` of its storage
+ * version, `kind` its storage kind); `gates` are the server's feature gates,
+ * for the types whose writes depend on them (ResourceSlice).
+ */
+export function strategyFor(group: string, resource: string, kind: string, gates: FeatureGates = FeatureGates.defaults()): Strategy {
   const key = `${group}/${resource}`;
   const base = withValidation(fromFacts(STRATEGY_FACTS[key]), group, kind);
   const gcPolicy = GC_POLICIES[key];
   if (gcPolicy) base.garbageCollectionPolicy = gcPolicy;
   const override = OVERRIDES[key];
-  return override ? override(base) : base;
+  return override ? override(base, gates) : base;
 }

@@ -239,8 +239,11 @@ export interface StrategyFacts {
   allowCreateOnUpdate: boolean;
   /** strategy.AllowUnconditionalUpdate() */
   allowUnconditionalUpdate: boolean;
-  /** What PrepareForCreate does to .status: 'reset' (to zero value {}), 'keep', or a literal initial status object (e.g. pods {phase:'Pending'} — note if it computes e.g. qosClass). */
-  statusOnCreate: 'reset' | 'keep' | Record<string, unknown>;
+  /**
+   * What PrepareForCreate does to .status: 'reset' (to zero value {}), 'drop' (a pointer status set to nil: no status
+   * at all), 'keep', or a literal initial status object (e.g. pods {phase:'Pending'} — note if it computes e.g. qosClass).
+   */
+  statusOnCreate: 'reset' | 'drop' | 'keep' | Record<string, unknown>;
   /** Main-resource update (PUT/PATCH without subresource) keeps old status: true for types with a status subresource. */
   statusSplit: boolean;
   /** Extra notes: anything else PrepareForCreate/PrepareForUpdate/status strategy does that a user would notice (e.g. status update resets spec AND metadata labels/annotations? which metadata is kept on /status writes?). Short. */
@@ -699,6 +702,26 @@ export const STRATEGY_FACTS: Record<string, StrategyFacts> = {
     ...PLAIN,
     tracksGeneration: true,
     returnDeletedObject: true,
+    notes: 'Create and update drop the device fields of disabled DRA features unless the old slice uses them (resource-slices.ts).',
+  },
+  // Served only in v1beta2 and v1alpha3 (stored in v1alpha3), whose REST keeps the historic unconditional updates.
+  'resource.k8s.io/devicetaintrules': {
+    nameRule: 'dns1123Subdomain',
+    ...WORKLOAD,
+    returnDeletedObject: true,
+    notes:
+      'Create resets status and sets generation 1; spec changes bump it. An update that changes spec.taint.effect but keeps ' +
+      'spec.taint.timeAdded gets timeAdded = now (seconds). /status keeps spec and resets metadata (ResetObjectMetaForStatus).',
+  },
+  'resource.k8s.io/resourcepoolstatusrequests': {
+    nameRule: 'dns1123Subdomain',
+    tracksGeneration: false,
+    returnDeletedObject: true,
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: false,
+    statusOnCreate: 'drop',
+    statusSplit: true,
+    notes: 'Status is a pointer: nil on create, filled by a controller. /status keeps spec and resets metadata (ResetObjectMetaForStatus).',
   },
 
   // ------------------------------------------------------------ apiextensions

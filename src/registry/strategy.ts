@@ -34,6 +34,8 @@ export interface Strategy {
   prepareForCreate?(obj: KubeObject): void;
   /** Called on main-resource updates after the status split. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
+  /** Called on /status writes, once status is the request's and the rest as stored. */
+  prepareForStatusUpdate?(obj: KubeObject, old: KubeObject): void;
   validate?(obj: KubeObject, ctx?: ValidationContext): FieldError[];
   /** `warn`: kube's warning.AddWarning (e.g. CRD rule errors ratcheted away on values the update left unchanged). */
   validateUpdate?(obj: KubeObject, old: KubeObject, warn?: (text: string) => void, ctx?: ValidationContext): FieldError[];

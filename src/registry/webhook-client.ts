@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
+import { strconvQuote } from '../machinery/go-compat.js';
+import { decodeJson } from '../machinery/json-decode.js';
 import type { ServiceResolver } from './service-routing.js';
 
 /**
@@ -125,17 +127,9 @@ export class WebhookClients {
             clearTimeout(timer);
             const text = Buffer.concat(chunks).toString('utf8');
             const status = res.statusCode ?? 0;
-            let parsed: unknown;
-            try {
-              parsed = JSON.parse(text);
-            } catch (e) {
-              if (status < 200 || status > 206) return fail(genericServerResponse(status, text), status);
-              return fail(`couldn't get version/kind; json parse error: ${(e as Error).message}`, status);
-            }
-            if (status < 200 || status > 206) {
-              const s = parsed as { kind?: string; message?: string };
-              return fail(s && s.kind === 'Status' && s.message ? s.message : genericServerResponse(status, text), status);
-            }
+            const failure = clientGoResultError(status, res.headers['content-type'], text);
+            if (failure !== undefined) return fail(failure, status);
+            const parsed: unknown = JSON.parse(text);
             resolve({ status, body: parsed });
           });
           res.on('error', (e) => fail(`${where}: ${goNetError(e, target)}`));
@@ -189,7 +183,8 @@ export class WebhookClients {
   }
 }
 
-class DeadlineExceeded extends Error {
+/** An HTTP call's deadline passing, in Go's words (http.Client's timeout, a context deadline). */
+export class DeadlineExceeded extends Error {
   constructor() {
     super('context deadline exceeded');
   }
@@ -234,29 +229,93 @@ function goNetError(e: Error, target: Target, dial?: { host: string; port: numbe
   }
 }
 
-/** client-go's error for a non-2xx answer that is not a Status (apimachinery NewGenericServerResponse). */
-function genericServerResponse(code: number, body: string): string {
+/** The Go net/http error of a failed call to `url` (client-go wraps it as `Post "<url>": <error>`). */
+export function goHttpClientError(method: string, e: Error, url: URL): string {
+  return `${method} "${url.href}": ${goNetError(e, { url, servername: stripBrackets(url.hostname) })}`;
+}
+
+// client-go's rest client caps the text it quotes from an unexpected answer
+const MAX_UNSTRUCTURED_RESPONSE_TEXT_BYTES = 2048;
+
+/**
+ * What client-go's rest Result says of an answer (transformResponse, then
+ * Into): undefined when it decodes. A non-2xx answer is its Status message
+ * when the body is a failed Status in JSON, else apimachinery's
+ * NewGenericServerResponse quoting the body when it is text (no type, or
+ * text/*), "unknown" otherwise. A 2xx answer fails when no JSON decoder
+ * serves its media type, when it is empty, or when it is not a JSON object.
+ */
+export function clientGoResultError(status: number, contentTypeHeader: string | undefined, body: string): string | undefined {
+  // client-go assumes its own content type (application/json) for an answer that names none
+  const contentType = contentTypeHeader === undefined || contentTypeHeader === '' ? 'application/json' : contentTypeHeader;
+  const media = contentType.split(';')[0]!.trim().toLowerCase();
+  const decodable = media === 'application/json';
+  if (status < 200 || status > 206) {
+    if (decodable && body.length > 0) {
+      const s = tryDecode(body);
+      if (s && typeof s === 'object' && !Array.isArray(s) && (s as { kind?: unknown }).kind === 'Status' && (s as { status?: unknown }).status === 'Failure') {
+        return String((s as { message?: unknown }).message ?? '');
+      }
+    }
+    const isText = contentTypeHeader === undefined || contentTypeHeader === '' || media.startsWith('text/');
+    const capped = Buffer.from(body, 'utf8').subarray(0, MAX_UNSTRUCTURED_RESPONSE_TEXT_BYTES).toString('utf8');
+    return genericServerResponse(status, isText ? capped.trim() : 'unknown');
+  }
+  if (!decodable) return `serializer for ${contentType} doesn't exist`;
+  if (body.length === 0) return `0-length response with status code: ${status} and content type: ${contentType}`;
+  let value: unknown;
+  try {
+    value = decodeJson(body);
+  } catch (e) {
+    return `couldn't get version/kind; json parse error: ${(e as Error).message}`;
+  }
+  const s = value as { kind?: unknown; status?: unknown; message?: unknown } | null;
+  if (s !== null && typeof s === 'object' && !Array.isArray(s) && s.kind === 'Status' && s.status !== 'Success') return String(s.message ?? '');
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    // encoding/json into the serializer's {apiVersion, kind} probe struct
+    const kind = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
+    if (value !== null) return `couldn't get version/kind; json parse error: json: cannot unmarshal ${kind} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`;
+  }
+  return undefined;
+}
+
+function tryDecode(body: string): unknown {
+  try {
+    return decodeJson(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/** apimachinery's NewGenericServerResponse message (no resource named: webhook calls name none). */
+function genericServerResponse(code: number, serverMessage: string): string {
   switch (code) {
     case 400:
       return 'the server rejected our request for an unknown reason';
     case 401:
       return 'the server has asked for the client to provide credentials';
     case 403:
-      return 'forbidden';
+      return serverMessage;
     case 404:
       return 'the server could not find the requested resource';
+    case 405:
+      return 'the server does not allow this method on the requested resource';
+    case 406:
+      return serverMessage === '' || serverMessage === 'unknown' ? 'the server was unable to respond with a content type that the client supports' : serverMessage;
     case 409:
       return 'the server reported a conflict';
+    case 415:
+      return serverMessage;
+    case 422:
+      return 'the server rejected our request due to an error in our request';
     case 429:
       return 'the server has received too many requests and has asked us to try again later';
     case 503:
       return 'the server is currently unable to handle the request';
     case 504:
       return 'the server was unable to return a response in the time allotted, but may still be processing the request';
-    default: {
-      const text = body.trim();
-      if (code >= 500 && text) return `an error on the server (${JSON.stringify(text.length > 1024 ? `${text.slice(0, 1024)}...` : text)}) has prevented the request from succeeding`;
+    default:
+      if (code >= 500) return `an error on the server (${strconvQuote(serverMessage)}) has prevented the request from succeeding`;
       return `the server responded with the status code ${code} but did not return more information`;
-    }
   }
 }

@@ -1,6 +1,7 @@
 import { createServer as createHttpsServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { ServerResponse, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { setMaxListeners } from 'node:events';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -13,6 +14,8 @@ import { buildAdmissionChain } from './admission-setup.js';
 import { AggregatedApis } from '../aggregator/aggregated-apis.js';
 import { ApiServiceAvailability } from '../aggregator/availability.js';
 import type { ProxyClientCertificate } from '../aggregator/extension-server.js';
+import { AggregatorMetrics } from '../aggregator/metrics.js';
+import { OpenApiAggregation } from '../aggregator/openapi-aggregation.js';
 import { proxyToExtensionServer } from '../aggregator/proxy.js';
 import { ApiServiceRegistration, AutoregisterCompletion } from '../aggregator/registration.js';
 import { ServiceWatch } from '../registry/service-watch.js';
@@ -61,18 +64,22 @@ import type { ResourceStore } from '../registry/resource-store.js';
 import { KeyLayout } from '../storage/keys.js';
 import { MemoryStore } from '../storage/memory.js';
 import { SqliteStore } from '../storage/sqlite.js';
-import { EtcdStore } from '../storage/etcd.js';
 import type { Store } from '../storage/store.js';
 import { Compactor } from '../storage/compactor.js';
 import { apiLeases, LeaderElector } from '../controllers/leader-election.js';
 import { LeaderGatedController, runWhileLeading } from '../controllers/leader-gated.js';
 import { GarbageCollector } from '../controllers/garbage-collector/garbage-collector.js';
-import { CLUSTERROLE_AGGREGATION, DEFAULT_CONTROLLERS, GARBAGE_COLLECTOR, isControllerEnabled, NAMESPACE, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT, SERVICE_ACCOUNT_TOKEN, TOKEN_CLEANER, BOOTSTRAP_SIGNER, RESOURCE_QUOTA, LEGACY_SA_TOKEN_CLEANER, PVC_PROTECTION, PV_PROTECTION } from '../controllers/controller-names.js';
+import { CLUSTERROLE_AGGREGATION, DEFAULT_CONTROLLERS, GARBAGE_COLLECTOR, isControllerEnabled, NAMESPACE, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT, SERVICE_ACCOUNT_TOKEN, TOKEN_CLEANER, BOOTSTRAP_SIGNER, RESOURCE_QUOTA, LEGACY_SA_TOKEN_CLEANER, PVC_PROTECTION, PV_PROTECTION, CSR_SIGNING, CSR_CLEANER, ENDPOINTSLICE_MIRRORING } from '../controllers/controller-names.js';
 import { PvcProtection, PvProtection } from '../controllers/volume-protection.js';
 import { DEFAULT_CLEAN_UP_PERIOD_MS, LegacyTokenCleaner } from '../controllers/legacy-token-cleaner.js';
 import { LegacyTokenTracking } from '../controllers/legacy-token-tracking.js';
 import { BootstrapSigner } from '../controllers/bootstrap-signer.js';
 import { TokenCleaner } from '../controllers/token-cleaner.js';
+import { CsrSigning } from '../controllers/certificates/csr-signing.js';
+import { CsrCleaner } from '../controllers/certificates/csr-cleaner.js';
+import type { CaSource } from '../controllers/certificates/certificate-authority.js';
+import { EndpointSliceMirroring } from '../controllers/endpointslice-mirroring/endpointslice-mirroring.js';
+import { csrSigners, DEFAULT_CLUSTER_SIGNING_DURATION_MS } from './csr-signing-options.js';
 import { WorkQueueMetrics } from '../registry/work-queue.js';
 import { SharedInformers } from '../registry/informer.js';
 // Registers the conversions of served versions whose schema differs from storage.
@@ -80,7 +87,8 @@ import '../registry/conversions/index.js';
 import { RequestContext } from '../machinery/context.js';
 import { stderrLogger, type Logger } from '../machinery/logger.js';
 import { writeKubeconfig, type KubeconfigSpec } from './kubeconfig.js';
-import { NonResourceRoutes } from './non-resource.js';
+import { NonResourceRoutes, type OpenApiAggregationRoutes } from './non-resource.js';
+import { joinHostPort } from '../machinery/host-port.js';
 import { issuerDiscovery, type IssuerDiscovery } from '../authn/service-account-discovery.js';
 import { ensurePki, type ServerPki } from './pki.js';
 import { parseRequestInfo } from '../machinery/request-info.js';
@@ -213,6 +221,9 @@ export class ApiServer {
   private shuttingDown = false;
   /** The APIServices' routing table and discovery (kube-aggregator), on every process. */
   private aggregatedApis: AggregatedApis | undefined;
+  /** The extension servers' OpenAPI documents, on every process. */
+  private openApiAggregation: OpenApiAggregation | undefined;
+  private readonly aggregatorMetrics = new AggregatorMetrics();
   private proxyClient: ProxyClientCertificate | undefined;
   private readonly connections = new ConnectionResponses();
   private uninstallLastResort: (() => void) | undefined;
@@ -339,6 +350,22 @@ export class ApiServer {
       this.controllers.push(this.leaderOnly('namespace-defaults', () => new NamespaceDefaults(namespaces, core('serviceaccounts'), core('configmaps'), controllerManager, this.pki.servingCa ?? this.pki.serving.cert, shared, { serviceAccount: this.controllerEnabled(SERVICE_ACCOUNT), rootCaPublisher: this.controllerEnabled(ROOT_CA_PUBLISHER) })));
     }
     if (this.controllerEnabled(RESOURCE_QUOTA)) this.controllers.push(this.leaderOnly('resourcequota-controller', () => new ResourceQuotaController({ registry: this.registry, catalog: this.catalog, client: controllerManager })));
+    const csrInfo = this.catalog.resource('certificates.k8s.io', 'v1', 'certificatesigningrequests');
+    if (csrInfo) {
+      const csrs = this.registry.storeFor(csrInfo);
+      const generatedCa = this.pki.ca && { pem: this.pki.ca, name: cfg.certDir !== undefined ? join(cfg.certDir, 'ca.crt') : 'generated CA' };
+      const signers = this.controllerEnabled(CSR_SIGNING) ? await csrSigners(cfg.csrSigning, generatedCa, (m) => this.logger.info(m)) : new Map<string, CaSource>();
+      if (signers.size > 0) {
+        const opts = { signers, durationMs: cfg.csrSigning?.durationMs ?? DEFAULT_CLUSTER_SIGNING_DURATION_MS, log: (m: string) => this.logger.error(m) };
+        this.controllers.push(this.leaderOnly('csr-signing', () => new CsrSigning(csrs, controllerManager, opts, shared)));
+      }
+      if (this.controllerEnabled(CSR_CLEANER)) this.controllers.push(this.leaderOnly('csr-cleaner', () => new CsrCleaner(csrs, controllerManager, shared, (m) => this.logger.info(m))));
+    }
+    const endpointSlicesInfo = this.catalog.resource('discovery.k8s.io', 'v1', 'endpointslices');
+    if (endpointSlicesInfo && this.controllerEnabled(ENDPOINTSLICE_MIRRORING)) {
+      const stores = { endpoints: core('endpoints'), endpointSlices: this.registry.storeFor(endpointSlicesInfo), services: core('services') };
+      this.controllers.push(this.leaderOnly('endpointslice-mirroring', () => new EndpointSliceMirroring(stores, controllerManager, shared, (m) => this.logger.v(2) && this.logger.info(m))));
+    }
     const policies = this.registry.storeFor(this.catalog.knownResource('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies')!);
     if (this.controllerEnabled(VAP_STATUS_CONTROLLER)) this.controllers.push(this.leaderOnly(VAP_STATUS_CONTROLLER, () => new ValidatingAdmissionPolicyStatus(policies, this.catalog, controllerManager)));
     // etcd keeps one --etcd-compaction-interval of history (kube-apiserver's
@@ -420,7 +447,7 @@ export class ApiServer {
     // A stop() during start-up ends the loopback under the controllers' first writes: not a failure.
     this.controllersSynced.catch((err: unknown) => this.shuttingDown || this.logger.error(`controller start failed: ${(err as Error).message}`));
     const authnConfigMetrics = cfg.authnExtensions?.authenticationConfigFile ? this.tokenAuthn?.jwt?.metrics : undefined;
-    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, authnConfigMetrics, this.deprecatedApis, () => [...admission.plugins.flatMap((p) => (p instanceof PodSecurityPlugin ? p.counters() : [])), ...(this.tokenAuthn?.legacyTokenCounters.families() ?? [])], this.admissionMetrics, this.workQueueMetrics, cfg.featureGates, [this.conversionMetrics.duration]), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery());
+    this.routes = new NonResourceRoutes(this.catalog, this.health, new Metrics(this.registry, this.watchStreams, authnConfigMetrics, this.deprecatedApis, () => [...admission.plugins.flatMap((p) => (p instanceof PodSecurityPlugin ? p.counters() : [])), ...(this.tokenAuthn?.legacyTokenCounters.families() ?? []), this.aggregatorMetrics.unavailableCounter], this.admissionMetrics, this.workQueueMetrics, cfg.featureGates, [this.conversionMetrics.duration, ...this.authz.metrics.histograms()], this.authz.metrics.counters(), () => [this.aggregatorMetrics.unavailableGauge]), `${this.config.bindAddress}:${this.port}`, this.issuerDiscovery(), this.openApiRoutes());
     if (this.pki.admin && cfg.adminKubeconfig !== undefined) writeKubeconfig(cfg.adminKubeconfig, this.adminKubeconfig());
   }
 
@@ -437,8 +464,11 @@ export class ApiServer {
     const endpointSlices = this.registry.storeFor(this.catalog.knownResource('discovery.k8s.io', 'v1', 'endpointslices')!);
     const proxyClient = this.proxyClient;
     const routing = this.serviceRouting();
-    this.aggregatedApis = new AggregatedApis(apiServices, routing, this.catalog, proxyClient, this.logger);
+    const openApi = new OpenApiAggregation(routing, proxyClient, this.logger);
+    this.openApiAggregation = openApi;
+    this.aggregatedApis = new AggregatedApis(apiServices, routing, this.catalog, proxyClient, this.logger, this.aggregatorMetrics, (name, remote) => openApi.apiServiceChanged(name, remote));
     this.controllers.push(this.aggregatedApis);
+    this.controllers.push(openApi);
     const completion = new AutoregisterCompletion(apiServices, this.catalog, (group, resource) => this.registry.isAdded(group, resource));
     this.controllers.push(completion);
     this.health.add({ name: completion.name, endpoints: ['readyz', 'healthz'], check: () => completion.check() });
@@ -447,11 +477,25 @@ export class ApiServer {
     this.controllers.push(
       this.leaderOnly('apiservice-availability', () => {
         const changed = { to: (_namespace: string, _name: string): void => undefined };
-        const availability = new ApiServiceAvailability(apiServices, new ServiceWatch(services, endpointSlices, (ns, name) => changed.to(ns, name)), routing, this.client('kube-apiserver'), proxyClient);
+        const availability = new ApiServiceAvailability(apiServices, new ServiceWatch(services, endpointSlices, (ns, name) => changed.to(ns, name)), routing, this.client('kube-apiserver'), proxyClient, this.aggregatorMetrics);
         changed.to = (ns, name) => availability.serviceChanged(ns, name);
         return availability;
       }),
     );
+  }
+
+  /** The extension servers' OpenAPI documents in /openapi, and their own v3 documents proxied to them. */
+  private openApiRoutes(): OpenApiAggregationRoutes | undefined {
+    const openApi = this.openApiAggregation;
+    const apis = this.aggregatedApis;
+    if (!openApi || !apis) return undefined;
+    return {
+      documents: openApi,
+      proxyV3: (ctx, key) => {
+        const owner = openApi.v3Owner(key);
+        return owner ? proxyToExtensionServer(ctx, owner, apis.resolver, this.proxyClient) : undefined;
+      },
+    };
   }
 
   /** Where calls to a Service go (APIServices, CRD conversion webhooks): kube's resolver for --enable-aggregator-routing. */
@@ -527,7 +571,7 @@ export class ApiServer {
     const cfg = this.config.tokenAuthn;
     const host = this.config.bindAddress === '0.0.0.0' || this.config.bindAddress === '::' || this.config.bindAddress === '' ? '127.0.0.1' : this.config.bindAddress;
     try {
-      return issuerDiscovery(cfg.serviceAccountIssuers[0]!, cfg.serviceAccountJwksUri, `${host.includes(':') ? `[${host}]` : host}:${this.port}`, this.tokenAuthn.keys.verifying);
+      return issuerDiscovery(cfg.serviceAccountIssuers[0]!, cfg.serviceAccountJwksUri, joinHostPort(host, this.port), this.tokenAuthn.keys.verifying);
     } catch (err) {
       this.logger.error(`Failed to build the service account issuer's discovery documents; they will not be served: ${(err as Error).message}`);
       return undefined;
@@ -642,6 +686,7 @@ export class ApiServer {
     server.headersTimeout = settings.headersTimeout;
     server.keepAliveTimeout = settings.keepAliveTimeout;
     server.on('clientError', this.connections.onClientError);
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
     server.on('secureConnection', raiseWriteHighWaterMark);
     this.server = server;
     return new Promise((resolve, reject) => {
@@ -710,7 +755,27 @@ export class ApiServer {
     );
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * An upgrade request (WebSocket, SPDY) goes through the same chain as any
+   * other, answered on its own connection: a response written there closes
+   * it, unless a handler takes the connection over (the aggregator's tunnel
+   * to an extension server).
+   */
+  private handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    this.upgradedSockets.add(socket);
+    socket.once('close', () => this.upgradedSockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    const res = new ServerResponse(req);
+    res.assignSocket(socket as Socket);
+    res.shouldKeepAlive = false;
+    res.once('finish', () => socket.end());
+    void this.handle(req, res, { socket, head });
+  }
+
+  /** Connections handed over by upgrade requests: the HTTP server no longer closes them itself. */
+  private readonly upgradedSockets = new Set<Duplex>();
+
+  private async handle(req: IncomingMessage, res: ServerResponse, upgrade?: { socket: Duplex; head: Buffer }): Promise<void> {
     this.connections.track(req, res);
     let url: URL;
     try {
@@ -725,9 +790,16 @@ export class ApiServer {
     ctx.compressResponses = this.config.featureGates.enabled('APIResponseCompression');
     if (this.config.requestTimeout > 0) ctx.bodyDeadline = Date.now() + this.config.requestTimeout;
     ctx.cbor = this.cborServing;
+    ctx.upgrade = upgrade;
     try {
       await (this.attributeEscapes ? runInRequest(ctx, () => this.handler(ctx)) : this.handler(ctx));
     } catch (err) {
+      // A tunnel's connection carries another protocol now: no HTTP answer can go there.
+      if (ctx.hijacked) {
+        this.logger.error(`request ${ctx.method} ${ctx.url.pathname} failed after its connection was upgraded: ${(err as Error).message}`);
+        ctx.upgrade?.socket.destroy();
+        return;
+      }
       try {
         writeError(ctx, err);
       } catch (failed) {
@@ -757,9 +829,15 @@ export class ApiServer {
     if (this.server) {
       const server = this.server;
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        // Cleared once closed: a pending timer would keep this stopped server (caches and all) in memory.
+        const backstop = setTimeout(() => server.closeAllConnections(), 5000).unref();
+        server.close(() => {
+          clearTimeout(backstop);
+          resolve();
+        });
         server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 5000).unref();
+        // Tunnels (exec, consoles) end with the server, as hijacked connections end with kube-apiserver's process.
+        for (const socket of this.upgradedSockets) socket.destroy();
       });
     }
     if (!this.options.store) await this.store?.close();
@@ -786,13 +864,16 @@ async function openStore(cfg: ServerConfig): Promise<Store> {
   switch (cfg.storageBackend) {
     case 'memory':
       return new MemoryStore();
-    case 'etcd3':
+    case 'etcd3': {
+      // Loaded only for this backend: the etcd client (gRPC and protobufjs) is ~200 ms of every start otherwise.
+      const { EtcdStore } = await import('../storage/etcd.js');
       return EtcdStore.open({
         endpoints: cfg.etcdServers,
         ...(cfg.etcdCaFile ? { caFile: cfg.etcdCaFile } : {}),
         ...(cfg.etcdCertFile ? { certFile: cfg.etcdCertFile } : {}),
         ...(cfg.etcdKeyFile ? { keyFile: cfg.etcdKeyFile } : {}),
       });
+    }
     case 'sqlite':
       if (cfg.dataDir === undefined) throw new Error('the sqlite storage backend needs a data directory');
       return SqliteStore.open({ path: join(cfg.dataDir, 'capstan.db'), synchronous: cfg.sqliteSynchronous });

@@ -14,6 +14,7 @@ import { RbacEscalationCheck } from '../authz/rbac/escalation.js';
 import { RbacPolicyIndex } from '../authz/rbac/policy-index.js';
 import { policyRulesOf } from '../authz/rbac/rules.js';
 import { WebhookAuthorizer } from '../authz/webhook.js';
+import { AuthorizationMetrics, InstrumentedAuthorizer } from '../authz/metrics.js';
 import { PRIVILEGED_GROUP } from '../authn/loopback.js';
 import { ClusterRoleAggregation } from '../controllers/clusterrole-aggregation.js';
 import type { Controller, ControllerShared } from '../controllers/controller.js';
@@ -36,6 +37,8 @@ import type { ServerConfig } from './config.js';
  */
 export class AuthorizationSetup {
   readonly authorizer: Authorizer;
+  /** kube's apiserver_authorization_* metrics of this server's authorizers. */
+  readonly metrics = new AuthorizationMetrics();
   /** Set when RBAC is a mode, or may become one at a configuration file's reload. */
   private readonly rbac: RbacPolicyIndex | undefined;
   /** Set when Node is a mode, or may become one at a configuration file's reload. */
@@ -57,7 +60,9 @@ export class AuthorizationSetup {
     if (configFile || modes?.includes('RBAC')) this.rbac = new RbacPolicyIndex();
     if (configFile || modes?.includes('Node')) this.nodeGraph = new NodeGraph();
     if (configFile) {
-      const build = (entries: AuthorizerEntry[]): Authorizer[] => entries.map((e) => (e.webhook ? new WebhookAuthorizer(e.webhook) : this.modeAuthorizers([e.type])[0]!));
+      // As kube's reload.go: every configured authorizer counts its decisions under its type and name.
+      const build = (entries: AuthorizerEntry[]): Authorizer[] =>
+        entries.map((e) => new InstrumentedAuthorizer(e.type, e.name, e.webhook ? new WebhookAuthorizer({ ...e.webhook, metrics: this.metrics }) : this.modeAuthorizer(e.type), this.metrics));
       this.reloading = new ReloadingAuthorizer(configFile, build, (m) => this.logger.info(m));
     }
     const chain = authorizers ?? (this.reloading ? [this.reloading] : this.modeAuthorizers(modes));
@@ -130,11 +135,17 @@ export class AuthorizationSetup {
     this.reloading?.stop();
   }
 
-  /** The authorizers `--authorization-mode` names, in its order; none named: the interim authorizer. */
+  /**
+   * The authorizers `--authorization-mode` names, in its order, counting their decisions under the names kube's
+   * buildAuthorizationConfiguration gives them (the mode in lower case); none named: the interim authorizer.
+   */
   private modeAuthorizers(modes: string[] | undefined): Authorizer[] {
     if (!modes) return [new InterimAuthorizer()];
-    return modes.map((mode) => {
-      switch (mode) {
+    return modes.map((mode) => new InstrumentedAuthorizer(mode, mode.toLowerCase(), this.modeAuthorizer(mode), this.metrics));
+  }
+
+  private modeAuthorizer(mode: string): Authorizer {
+    switch (mode) {
         case 'AlwaysAllow':
           return new AlwaysAllowAuthorizer();
         case 'AlwaysDeny':
@@ -144,7 +155,7 @@ export class AuthorizationSetup {
         case 'Webhook': {
           // The flags' webhook: kube's legacy options become a NoOpinion failure policy and a 30 s timeout.
           const w = this.config.authorizationWebhook!;
-          return new WebhookAuthorizer({ kubeconfigFile: w.configFile, version: w.version, authorizedTtlMs: w.authorizedTtl, unauthorizedTtlMs: w.unauthorizedTtl, timeoutMs: 30_000, failurePolicy: 'NoOpinion' });
+          return new WebhookAuthorizer({ name: 'webhook', kubeconfigFile: w.configFile, version: w.version, authorizedTtlMs: w.authorizedTtl, unauthorizedTtlMs: w.unauthorizedTtl, timeoutMs: 30_000, failurePolicy: 'NoOpinion', metrics: this.metrics });
         }
         case 'ABAC':
           // Read once: policy changes need a restart, as in kube.
@@ -156,7 +167,6 @@ export class AuthorizationSetup {
         }
         default:
           throw new Error(`authorization mode ${mode} is not supported by this server yet`);
-      }
-    });
+    }
   }
 }

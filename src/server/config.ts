@@ -1,6 +1,7 @@
 import type { FeatureGates } from '../machinery/feature-gates.js';
 import type { AuthnExtensionOptions } from './authn-flags.js';
 import type { TokenAuthnConfig } from './token-authn-options.js';
+import type { CsrSigningConfig } from './csr-signing-options.js';
 
 /** Everything `capstan serve` can be told, after flags and defaults. */
 export interface ServerConfig {
@@ -88,6 +89,8 @@ export interface ServerConfig {
   controllers?: string[];
   /** Milliseconds: --legacy-service-account-token-clean-up-period (absent: one year). */
   legacyServiceAccountTokenCleanUpPeriod?: number;
+  /** --cluster-signing-*: the CAs and duration of certificatesigningrequest-signing-controller (absent: the generated CA, a year). */
+  csrSigning?: CsrSigningConfig;
   /** Milliseconds between the legacy token cleaner's sweeps (kube: a day, no flag; embedders and tests shorten it). */
   legacyServiceAccountTokenCleanerSyncInterval?: number;
   /** --feature-gates, over the defaults. */

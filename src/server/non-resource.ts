@@ -1,5 +1,5 @@
 import { apiGroup, apiResourceList, DiscoveryService } from '../api/discovery.js';
-import { OpenApiService, type OpenApiHttpResponse } from '../api/openapi.js';
+import { OpenApiService, type AggregatedOpenApiSource, type OpenApiHttpResponse } from '../api/openapi.js';
 import type { ApiCatalog } from '../api/catalog.js';
 import type { HealthChecks, HealthEndpoint } from '../observability/health.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -9,6 +9,13 @@ import { splitPath } from '../machinery/request-info.js';
 import { writeBody, writePlain, writeText } from '../http/respond.js';
 import { versionInfo } from './version.js';
 import { DISCOVERY_MAX_AGE_SECONDS, JWKS_PATH, OPENID_CONFIG_PATH, type IssuerDiscovery } from '../authn/service-account-discovery.js';
+
+/** What the aggregator adds to /openapi: the extension servers' documents, and a way to reach those they serve. */
+export interface OpenApiAggregationRoutes {
+  documents: AggregatedOpenApiSource;
+  /** Proxies a request for the v3 document `key` to the extension server serving it; undefined when none does. */
+  proxyV3(ctx: RequestContext, key: string): Promise<void> | undefined;
+}
 
 /**
  * Everything outside resource paths: health, version and discovery.
@@ -25,9 +32,11 @@ export class NonResourceRoutes {
     serverAddress: string,
     /** The service account issuer's discovery documents, when served. */
     private readonly issuerDiscovery?: IssuerDiscovery,
+    /** kube-aggregator's part of the OpenAPI documents. */
+    private readonly aggregation?: OpenApiAggregationRoutes,
   ) {
     this.discovery = new DiscoveryService(catalog, serverAddress);
-    this.openapi = new OpenApiService(catalog, { gitVersion: versionInfo().gitVersion });
+    this.openapi = new OpenApiService(catalog, { gitVersion: versionInfo().gitVersion, ...(aggregation ? { aggregated: aggregation.documents } : {}) });
   }
 
   async serve(ctx: RequestContext): Promise<void> {
@@ -54,7 +63,15 @@ export class NonResourceRoutes {
       return writeBody(ctx, 200, m.body, m.contentType);
     }
     if (first === 'openapi' && second === 'v2' && parts.length === 2) return this.writeOpenApi(ctx, this.openapi.respondV2(this.openApiRequest(ctx)));
-    if (first === 'openapi' && second === 'v3') return this.writeOpenApi(ctx, this.openapi.respondV3(this.openApiRequest(ctx)));
+    if (first === 'openapi' && second === 'v3') {
+      // A document an extension server serves itself is proxied to it (kube-aggregator's specProxier).
+      const key = parts.slice(2).join('/');
+      if (key !== '' && this.aggregation && !this.openapi.v3Document(key)) {
+        const proxied = this.aggregation.proxyV3(ctx, key);
+        if (proxied) return proxied;
+      }
+      return this.writeOpenApi(ctx, this.openapi.respondV3(this.openApiRequest(ctx)));
+    }
     if ((first === 'api' || first === 'apis') && parts.length === 1) return this.serveDiscoveryRoot(ctx, first);
     if (first === 'api' && parts.length === 2) {
       const list = apiResourceList(this.catalog, '', second!);

@@ -12,6 +12,7 @@ import { AUTHORIZATION_MODES, BUILT_MODES, validateAuthorizationFlags } from '..
 export const DEFAULT_AUTHORIZATION_MODES: readonly string[] = BUILT_MODES.includes('Node') ? ['Node', 'RBAC'] : ['RBAC'];
 import { AUTHN_EXTENSION_FLAG_SPECS, authnExtensionsFromFlags } from './authn-flags.js';
 import { ADMISSION_FLAG_SPECS, admissionFromFlags } from './admission-flags.js';
+import { CSR_SIGNING_FLAG_SPECS, csrSigningFromFlags } from './csr-signing-options.js';
 
 export const FLAG_SPECS: FlagSpec[] = [
   { name: 'secure-port', type: 'int', default: '6443', help: 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.' },
@@ -76,6 +77,7 @@ export const FLAG_SPECS: FlagSpec[] = [
   ...TOKEN_AUTHN_FLAG_SPECS,
   ...AUTHN_EXTENSION_FLAG_SPECS,
   ...ADMISSION_FLAG_SPECS,
+  ...CSR_SIGNING_FLAG_SPECS,
 ];
 
 function str(p: ParsedFlags, name: string): string {
@@ -192,6 +194,8 @@ export function configFromFlags(argv: string[], cwd = process.cwd()): { config: 
     ...(str(p, 'authorization-config') ? { authorizationConfigFile: resolve(cwd, str(p, 'authorization-config')) } : { authorizationModes }),
   };
   if (maxWatchBuffered > 0) config.maxWatchBufferedBytes = maxWatchBuffered;
+  const csrSigning = csrSigningFromFlags(p, cwd);
+  if (csrSigning) config.csrSigning = csrSigning;
   if (p.set.has('default-not-ready-toleration-seconds') || p.set.has('default-unreachable-toleration-seconds')) {
     config.defaultTolerationSeconds = {
       notReady: p.values.get('default-not-ready-toleration-seconds') as number,

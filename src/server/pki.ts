@@ -3,6 +3,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 
+import { encodePem } from '../machinery/pem.js';
+import { loadX509, type X509Module } from '../machinery/x509.js';
+
 /**
  * The server's own certificate authority and the certificates it signs: the
  * serving certificate and the admin client certificate (CN capstan-admin,
@@ -27,6 +30,8 @@ export interface ServerPki {
   servingCa?: string;
   /** Admin client credentials signed by the client CA, when we own that CA. */
   admin?: PemPair;
+  /** The generated CA, when the server trusts the client certificates it signs (what CSRs are signed with by default). */
+  ca?: PemPair;
 }
 
 export interface PkiOptions {
@@ -53,16 +58,6 @@ const DEFAULT_SERVING_NAMES = [
 ];
 const DAY_MS = 24 * 3600 * 1000;
 
-type X509Module = typeof import('@peculiar/x509');
-
-/** @peculiar/x509, set up on first use. */
-async function loadX509(): Promise<X509Module> {
-  // @peculiar/x509's dependency injection (tsyringe) needs the Reflect metadata API.
-  await import('reflect-metadata');
-  const x509 = await import('@peculiar/x509');
-  x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
-  return x509;
-}
 
 export async function ensurePki(opts: PkiOptions): Promise<ServerPki> {
   const certDir = opts.certDir;
@@ -110,6 +105,7 @@ export async function ensurePki(opts: PkiOptions): Promise<ServerPki> {
   // An admin credential is only useful when the CA we can sign with is one the
   // server trusts for client certificates.
   if (pki.clientCa.includes(ca.cert.trim())) {
+    pki.ca = ca;
     const subjectOk = (pem: string): boolean => {
       const subject = new X509Certificate(pem).subject;
       return subject.includes(`CN=${opts.adminUser}`) && opts.adminGroups.every((g) => subject.includes(`O=${g}`));
@@ -153,8 +149,7 @@ function serial(): string {
 }
 
 async function exportKey(key: webcrypto.CryptoKey): Promise<string> {
-  const der = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', key));
-  return `-----BEGIN PRIVATE KEY-----\n${der.toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END PRIVATE KEY-----\n`;
+  return encodePem('PRIVATE KEY', new Uint8Array(await webcrypto.subtle.exportKey('pkcs8', key)));
 }
 
 async function importKey(pem: string): Promise<webcrypto.CryptoKey> {

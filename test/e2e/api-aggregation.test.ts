@@ -3,10 +3,10 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ensurePki, type ServerPki } from '../../src/server/pki.js';
+import { APISERVICES, availableCondition, createApiService, createLocalService, createNamespace, frontProxy } from '../helpers/aggregation.js';
 import { eventually, http, kubectl, kubectlMissing, removeDir, startServer, tempDir, type TestServer } from '../helpers/server.js';
 
 /**
@@ -19,7 +19,6 @@ import { eventually, http, kubectl, kubectlMissing, removeDir, startServer, temp
 
 const skip = kubectlMissing();
 const GROUP = 'wardle.example.com';
-const APISERVICES = '/apis/apiregistration.k8s.io/v1/apiservices';
 
 interface Seen {
   path: string;
@@ -62,46 +61,18 @@ describe('API aggregation', { skip }, () => {
   let extPki: ServerPki;
   const seen: Seen[] = [];
 
-  const condition = async (name: string): Promise<{ status: string; reason: string; message: string } | undefined> => {
-    const r = await http(server, 'GET', `${APISERVICES}/${name}`);
-    return r.json?.status?.conditions?.find((c: { type: string }) => c.type === 'Available');
-  };
+  const condition = (name: string): Promise<{ status: string; reason: string; message: string } | undefined> => availableCondition(server, name);
 
   before(async () => {
     dir = tempDir('capstan-aggregation-');
     // The front proxy's CA signs the client certificate Capstan shows extension servers; they trust it via --requestheader-client-ca-file.
-    const frontProxy = await ensurePki({ servingNames: [], adminUser: 'front-proxy-client', adminGroups: [] });
+    const proxy = await frontProxy(dir);
     extPki = await ensurePki({ servingNames: ['wardle.wardle-system.svc'], adminUser: 'unused', adminGroups: [] });
-    writeFileSync(join(dir, 'front-proxy-ca.crt'), frontProxy.servingCa!);
-    writeFileSync(join(dir, 'front-proxy-client.crt'), frontProxy.admin!.cert);
-    writeFileSync(join(dir, 'front-proxy-client.key'), frontProxy.admin!.key);
-    ({ server: ext, port: extPort } = await startExtensionServer(extPki, frontProxy.servingCa!, seen));
-    server = await startServer({
-      dataDir: join(dir, 'data'),
-      args: [
-        '--requestheader-client-ca-file', join(dir, 'front-proxy-ca.crt'),
-        '--requestheader-username-headers', 'X-Remote-User',
-        '--requestheader-group-headers', 'X-Remote-Group',
-        '--requestheader-extra-headers-prefix', 'X-Remote-Extra-',
-        '--requestheader-allowed-names', 'front-proxy-client',
-        '--proxy-client-cert-file', join(dir, 'front-proxy-client.crt'),
-        '--proxy-client-key-file', join(dir, 'front-proxy-client.key'),
-      ],
-    });
-    const create = async (path: string, body: unknown): Promise<void> => {
-      const r = await http(server, 'POST', path, { body });
-      assert.equal(r.status, 201, r.text);
-    };
-    await create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'wardle-system' } });
-    await create('/api/v1/namespaces/wardle-system/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'wardle' }, spec: { ports: [{ name: 'https', port: 443, targetPort: 8443 }] } });
-    await create('/apis/discovery.k8s.io/v1/namespaces/wardle-system/endpointslices', {
-      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'wardle-1', labels: { 'kubernetes.io/service-name': 'wardle' } },
-      addressType: 'IPv4', endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }], ports: [{ name: 'https', port: extPort, protocol: 'TCP' }],
-    });
-    await create(APISERVICES, {
-      apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: `v1alpha1.${GROUP}` },
-      spec: { group: GROUP, version: 'v1alpha1', service: { namespace: 'wardle-system', name: 'wardle', port: 443 }, caBundle: Buffer.from(extPki.servingCa!).toString('base64'), groupPriorityMinimum: 1000, versionPriority: 15 },
-    });
+    ({ server: ext, port: extPort } = await startExtensionServer(extPki, proxy.ca, seen));
+    server = await startServer({ dataDir: join(dir, 'data'), args: proxy.args });
+    await createNamespace(server, 'wardle-system');
+    await createLocalService(server, 'wardle-system', 'wardle', extPort);
+    await createApiService(server, { group: GROUP, version: 'v1alpha1', namespace: 'wardle-system', service: 'wardle', ca: extPki.servingCa!, versionPriority: 15 });
   });
 
   after(async () => {

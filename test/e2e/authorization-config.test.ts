@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
 import { AuthorizationConfigError, loadAuthorizationConfiguration } from '../../src/authz/config-file.js';
+import { InClusterWebhookError } from '../../src/authz/webhook.js';
 import { ApiServer } from '../../src/server/apiserver.js';
-import { eventually, removeDir, tempDir } from '../helpers/server.js';
+import { eventually, removeDir, ROOT, tempDir } from '../helpers/server.js';
 
 /** --authorization-config: kube's validation, the chain it names, reloads, and a broken file keeping the running chain. */
 
@@ -67,6 +69,56 @@ describe('--authorization-config', () => {
       assert.equal(await carolMay(), true, 'a broken file keeps the running chain');
     } finally {
       await server.stop();
+      removeDir(dir);
+    }
+  });
+
+  it('does with an InClusterConfig webhook what kube-apiserver 1.36 does: valid, then a nil-pointer panic building it (exit 2)', async () => {
+    const dir = tempDir('capstan-authz-config-');
+    try {
+      const file = join(dir, 'authz.yaml');
+      const inCluster = (extra = '') => config(`- type: Webhook
+  name: in-cluster
+  webhook:
+    timeout: 3s
+    authorizedTTL: 5m
+    unauthorizedTTL: 30s
+    subjectAccessReviewVersion: v1
+    failurePolicy: NoOpinion
+    connectionInfo:
+      type: InClusterConfig
+${extra}- type: RBAC
+  name: rbac
+`);
+      writeFileSync(file, inCluster('      kubeConfigFile: /etc/x\n'));
+      assert.throws(() => loadAuthorizationConfiguration(file), (e: unknown) => (e as Error).message === 'authorizers[0].connectionInfo.kubeConfigFile: Invalid value: "/etc/x": can only be set when type=KubeConfigFile');
+      writeFileSync(file, inCluster());
+      assert.equal(loadAuthorizationConfiguration(file)[0]?.webhook?.kubeconfigFile, undefined, 'kube\'s validation accepts it');
+      assert.throws(() => new ApiServer({ config: { authorizationConfigFile: file } }), (e: unknown) => e instanceof InClusterWebhookError);
+      const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'src', 'cli', 'main.js'), 'serve', '--storage-backend', 'memory', '--data-dir', join(dir, 'data'), '--secure-port', '0', '--authorization-config', file], { encoding: 'utf8', timeout: 30_000 });
+      assert.equal(r.status, 1, r.stderr);
+      assert.equal(r.stderr, `Error: ${new InClusterWebhookError().message}\n`);
+
+      // A running server whose file turns to InClusterConfig keeps its chain (kube's reload would panic the process).
+      writeFileSync(file, config('- type: AlwaysAllow\n  name: everyone\n'));
+      const logged: string[] = [];
+      const logger = { info: (m: string) => void logged.push(m), error: (m: string) => void logged.push(m), v: () => false };
+      const server = new ApiServer({ config: { authorizationConfigFile: file }, logger });
+      await server.start();
+      try {
+        const admin = server.client('authorization-config-test');
+        const daveMay = async () => {
+          const r = await admin.create({ group: 'authorization.k8s.io', version: 'v1', resource: 'subjectaccessreviews' }, { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user: 'dave', resourceAttributes: { namespace: 'default', verb: 'delete', resource: 'pods' } } });
+          return (r.status as { allowed: boolean }).allowed;
+        };
+        assert.equal(await daveMay(), true);
+        writeFileSync(file, inCluster());
+        await eventually(async () => logged.some((m) => m.endsWith(`keeping the running one: ${new InClusterWebhookError().message}`)), 70_000);
+        assert.equal(await daveMay(), true, 'the running chain stays');
+      } finally {
+        await server.stop();
+      }
+    } finally {
       removeDir(dir);
     }
   });

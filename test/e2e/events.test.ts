@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { CoreV1Api, EventsV1Api, KubeConfig, type CoreV1Event, type EventsV1Event } from '@kubernetes/client-node';
+import { PYTHON, pythonClientMissing } from '../helpers/python-client.js';
 import { kubectl, kubectlMissing, removeDir, startServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -10,17 +11,6 @@ import { kubectl, kubectlMissing, removeDir, startServer, type TestServer } from
  * other version; kube's validation by request version; `kubectl events` and
  * `kubectl get events` listing them; Debian's python3-kubernetes with its typed models.
  */
-
-// Debian's package installs into the system interpreter, not into whatever python3 comes first on PATH.
-const PYTHON = '/usr/bin/python3';
-
-function pythonClientMissing(): string | undefined {
-  const probe = spawnSync(PYTHON, ['-c', 'import kubernetes.client'], { encoding: 'utf8' });
-  if (probe.status === 0) return undefined;
-  const why = 'the Python kubernetes client is not installed (apt-get install -y python3-kubernetes)';
-  if (process.env.CAPSTAN_REQUIRE_PYTHON_CLIENT === '1') throw new Error(`CAPSTAN_REQUIRE_PYTHON_CLIENT=1 but ${why}`);
-  return `skipped: ${why}`;
-}
 
 // Listing through EventsV1Api would fail in the client, as against kube: its model refuses the
 // eventTime: null of events made through core/v1. The script lists through CoreV1Api.
@@ -175,7 +165,7 @@ describe('events end to end', () => {
     assert.equal(replaced.message, 'changed');
   });
 
-  it('python3-kubernetes: typed events.k8s.io/v1 create, read through core/v1, kube\'s refusal', { skip: pythonClientMissing() }, () => {
+  it('python3-kubernetes: typed events.k8s.io/v1 create, read through core/v1, kube\'s refusal', { skip: pythonClientMissing('kubernetes.client') }, () => {
     const r = spawnSync(PYTHON, ['-c', PYTHON_SCRIPT, server.kubeconfig, ns], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(r.status, 0, r.stderr);
     const out = JSON.parse(r.stdout.trim().split('\n').pop()!);

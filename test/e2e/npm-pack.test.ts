@@ -74,7 +74,7 @@ describe('npm pack → install into an empty project', { skip }, () => {
 
   before(async () => {
     dir = tempDir('capstan-pack-');
-    // --ignore-scripts: the tarball of what `npm test` has just built (prepare would rebuild dist/ under the other tests).
+    // --ignore-scripts: the tarball of what `npm test` has just built (prepack would rebuild dist/ under the other tests).
     const pack = await runProcess(NPM, ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, timeoutMs: 120_000 });
     assert.equal(pack.code, 0, pack.output);
     const [info] = JSON.parse(pack.output.slice(pack.output.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { pythonClientMissing, runPythonSteps } from '../helpers/python-client.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually, http, removeDir, startServer, tempDir, type TestServer } from '../helpers/server.js';
@@ -12,18 +12,6 @@ import { eventually, http, removeDir, startServer, tempDir, type TestServer } fr
  * list with a label selector, watch from a list's resourceVersion, patch (also status and
  * scale) and delete; it prints one JSON line per step, which the test checks.
  */
-
-// Debian's package installs into the system interpreter, not into whatever
-// python3 comes first on PATH (pyenv and the like).
-const PYTHON = '/usr/bin/python3';
-
-function pythonClientMissing(): string | undefined {
-  const probe = spawnSync(PYTHON, ['-c', 'import kubernetes.dynamic'], { encoding: 'utf8' });
-  if (probe.status === 0) return undefined;
-  const why = 'the Python kubernetes client is not installed (apt-get install -y python3-kubernetes)';
-  if (process.env.CAPSTAN_REQUIRE_PYTHON_CLIENT === '1') throw new Error(`CAPSTAN_REQUIRE_PYTHON_CLIENT=1 but ${why}`);
-  return `skipped: ${why}`;
-}
 
 const CRD = {
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -133,7 +121,7 @@ co.delete_namespaced_custom_object(g, v, "default", p, "d2")
 out("done", True)
 `;
 
-const skip = pythonClientMissing();
+const skip = pythonClientMissing('kubernetes.dynamic');
 
 describe('the Python kubernetes client with custom resources', { skip }, () => {
   let server: TestServer;
@@ -154,26 +142,7 @@ describe('the Python kubernetes client with custom resources', { skip }, () => {
   });
 
   it('creates, gets, lists, patches and deletes with DynamicClient and CustomObjectsApi', async () => {
-    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolveRun) => {
-      const proc = spawn(PYTHON, [join(work, 'crd_client.py'), server.kubeconfig], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: work } });
-      let stdout = '';
-      let stderr = '';
-      proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 120_000);
-      proc.on('close', (code) => {
-        clearTimeout(timer);
-        resolveRun({ code, stdout, stderr });
-      });
-    });
-    assert.equal(r.code, 0, `the script failed:\n${r.stderr}\n${r.stdout}`);
-    const steps = new Map(
-      r.stdout
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as { step: string; value: unknown })
-        .map((s) => [s.step, s.value]),
-    );
+    const steps = await runPythonSteps(join(work, 'crd_client.py'), [server.kubeconfig], work);
     assert.deepEqual(Object.fromEntries(steps), {
       'dynamic.resource': { name: 'sprockets', namespaced: true },
       'dynamic.create': { name: 'd1', spec: { teeth: 10, finish: 'matte' } },

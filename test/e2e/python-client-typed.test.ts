@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { pythonClientMissing, runPythonSteps } from '../helpers/python-client.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { removeDir, startServer, tempDir, type TestServer } from '../helpers/server.js';
@@ -16,16 +16,6 @@ import { removeDir, startServer, tempDir, type TestServer } from '../helpers/ser
  * `utils.create_from_yaml` of a multi-document file twice: the second run's
  * errors are kube's `… already exists` conflicts.
  */
-
-const PYTHON = '/usr/bin/python3';
-
-function pythonClientMissing(): string | undefined {
-  const probe = spawnSync(PYTHON, ['-c', 'import kubernetes.client, kubernetes.utils'], { encoding: 'utf8' });
-  if (probe.status === 0) return undefined;
-  const why = 'the Python kubernetes client is not installed (apt-get install -y python3-kubernetes)';
-  if (process.env.CAPSTAN_REQUIRE_PYTHON_CLIENT === '1') throw new Error(`CAPSTAN_REQUIRE_PYTHON_CLIENT=1 but ${why}`);
-  return `skipped: ${why}`;
-}
 
 const SCRIPT = `
 import json, sys, traceback
@@ -152,7 +142,7 @@ spec:
         image: nginx
 `;
 
-const skip = pythonClientMissing();
+const skip = pythonClientMissing('kubernetes.client, kubernetes.utils');
 
 describe('the Python kubernetes client with typed built-in kinds', { skip }, () => {
   let server: TestServer;
@@ -171,26 +161,7 @@ describe('the Python kubernetes client with typed built-in kinds', { skip }, () 
   });
 
   it('creates, reads, replaces and deletes every kind without a deserialization error; create_from_yaml conflicts as kube', async () => {
-    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolveRun) => {
-      const proc = spawn(PYTHON, [join(work, 'typed_client.py'), server.kubeconfig, join(work, 'multi.yaml')], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: work } });
-      let stdout = '';
-      let stderr = '';
-      proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 120_000);
-      proc.on('close', (code) => {
-        clearTimeout(timer);
-        resolveRun({ code, stdout, stderr });
-      });
-    });
-    assert.equal(r.code, 0, `the script failed:\n${r.stderr}\n${r.stdout}`);
-    const steps = Object.fromEntries(
-      r.stdout
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as { step: string; value: unknown })
-        .map((s) => [s.step, s.value]),
-    );
+    const steps = Object.fromEntries(await runPythonSteps(join(work, 'typed_client.py'), [server.kubeconfig, join(work, 'multi.yaml')], work));
     const typed = (model: string): unknown => ({ created: model, replaced: 'yes' });
     assert.deepEqual(steps, {
       DaemonSet: typed('V1DaemonSet'),

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import { kubectl, kubectlMissing, removeDir, tempDir } from '../helpers/server.js';
 
@@ -28,6 +30,17 @@ spec:
           spec: {type: object, properties: {size: {type: integer}}}
           status: {type: object, properties: {ready: {type: boolean}}}
 `;
+
+/** Heap in use after full collections (the test runner does not pass --expose-gc, so it is switched on here). */
+async function settledHeap(): Promise<number> {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  for (let i = 0; i < 3; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    gc();
+  }
+  return process.memoryUsage().heapUsed;
+}
 
 describe('capstan/testing', () => {
   let dir: string;
@@ -137,8 +150,10 @@ data: {x: y}
     assert.equal(r.code, 0, r.stderr);
   });
 
-  it('runs many servers in one process, isolated, and leaves no handles behind', async () => {
+  it('runs many servers in one process, isolated, and leaves no handles behind and no heap', async () => {
     const handlesBefore = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap').length;
+    await (await startTestServer()).stop();
+    const heapBefore = await settledHeap();
     const servers = await Promise.all(Array.from({ length: 5 }, () => startTestServer()));
     await servers[0]!.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'only-here', namespace: 'default' } });
     await assert.rejects(servers[1]!.client.get({ group: '', version: 'v1', resource: 'configmaps', namespace: 'default', name: 'only-here' }), /not found/);
@@ -152,6 +167,10 @@ data: {x: y}
       await new Promise((r) => setTimeout(r, 100));
     }
     assert.ok(handlesAfter <= handlesBefore, `${handlesAfter} handles after, ${handlesBefore} before: ${process.getActiveResourcesInfo().join(', ')}`);
+    // One idle server holds about 0.8 MiB of heap (bench/results/test-server.md): twenty kept alive by
+    // a leak would add well over 8 MiB, while collection noise stays far below it.
+    const growth = (await settledHeap()) - heapBefore;
+    assert.ok(growth < 8 * 1024 * 1024, `heap grew by ${(growth / 1024 / 1024).toFixed(1)} MiB over 20 starts and stops`);
     // The suite's own server still answers as before.
     assert.equal((await fetchAs(kube.url, kube.clientFor('bob').token, 'GET', '/healthz')).status, 200);
   });

@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, existsSync } from 'node:fs';
 import { request as httpsRequest, type Agent, type RequestOptions } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -64,7 +65,44 @@ export function tempDir(prefix = 'capstan-test-'): string {
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
-  const dataDir = opts.dataDir ?? tempDir();
+  let dataDir = opts.dataDir;
+  if (dataDir === undefined) {
+    dataDir = tempDir();
+    cpSync(await generatedPki(), join(dataDir, 'pki'), { recursive: true });
+  }
+  return spawnServer(dataDir, opts);
+}
+
+/**
+ * The PKI a first start generates (its certificates and RSA service account
+ * key are about a third of a fresh start's CPU), made once per build of the
+ * generating code by a real `capstan serve` and shared by the test processes
+ * through the temp dir: servers started without a data dir get a copy, as if
+ * they had started before. Tests of the generation itself pass their own data dir.
+ */
+let pkiTemplate: Promise<string> | undefined;
+function generatedPki(): Promise<string> {
+  pkiTemplate ??= (async () => {
+    const hash = createHash('sha256');
+    for (const f of ['src/server/pki.js', 'src/authn/service-account-keys.js', 'src/server/apiserver.js']) hash.update(readFileSync(join(ROOT, 'dist', f)));
+    const dir = join(tmpdir(), `capstan-test-pki-${hash.digest('hex').slice(0, 16)}`);
+    if (existsSync(dir)) return dir;
+    const made = tempDir('capstan-test-pki-making-');
+    const server = await spawnServer(made, { strictRbac: true });
+    await server.stop();
+    try {
+      renameSync(join(made, 'pki'), dir);
+    } catch (err) {
+      // Another test process made it first.
+      if (!existsSync(dir)) throw err;
+    }
+    removeDir(made);
+    return dir;
+  })();
+  return pkiTemplate;
+}
+
+async function spawnServer(dataDir: string, opts: StartOptions): Promise<TestServer> {
   const args = [MAIN, 'serve', '--secure-port', String(opts.port ?? 0), '--data-dir', dataDir, '--storage-backend', opts.backend ?? 'memory', ...(opts.args ?? [])];
   const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

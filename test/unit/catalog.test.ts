@@ -1,22 +1,17 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, it, type TestContext } from 'node:test';
 
 import { generate, serializeCatalog, serializeDefinitions, storageVersionHash } from '../../scripts/generate-catalog.js';
 import { ApiCatalog, builtinCatalog, parseRuntimeConfig, RuntimeConfigError } from '../../src/api/catalog.js';
-import { generatedFile, packageRootDir } from '../../src/api/files.js';
+import { generatedFile } from '../../src/api/files.js';
 import type { ResourceInfo, VersionInfo } from '../../src/api/types.js';
 import { compareKubeAwareVersions } from '../../src/api/versions.js';
+import { sharedText } from '../helpers/shared.js';
 
 /** The upstream OpenAPI document, or undefined after skipping the test (unless CI requires it). */
 function upstreamOpenApi(t: TestContext): string | undefined {
-  const dir = process.env['CAPSTAN_SHARED_DIR'] ?? resolve(packageRootDir(), '..', 'shared');
-  const file = join(dir, 'k8s-api', 'openapi-v2.json');
-  if (existsSync(file)) return readFileSync(file, 'utf8');
-  if (process.env['CAPSTAN_REQUIRE_SHARED'] === '1') assert.fail(`../shared not found (${file}) and CAPSTAN_REQUIRE_SHARED=1`);
-  t.skip('skipped: ../shared not found');
-  return undefined;
+  return sharedText(t, 'k8s-api', 'openapi-v2.json');
 }
 
 function must<T>(v: T | undefined, what: string): T {

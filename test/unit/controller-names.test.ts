@@ -42,6 +42,10 @@ describe('kube-controller-manager controller names', () => {
     assert.ok(isControllerEnabled(['*', 'selinux-warning-controller'], 'selinux-warning-controller'));
     assert.ok(!isControllerEnabled(['*', '-pv-protection'], 'persistentvolume-protection-controller'));
     assert.ok(isControllerEnabled(['*'], 'legacy-serviceaccount-token-cleaner-controller'));
+    for (const name of ['certificatesigningrequest-signing-controller', 'certificatesigningrequest-cleaner-controller', 'endpointslice-mirroring-controller']) assert.ok(isControllerEnabled(['*'], name), `${name} is on by default`);
+    assert.ok(!isControllerEnabled(['*', '-csrsigning', '-csrcleaner', '-endpointslicemirroring'], 'certificatesigningrequest-signing-controller'));
+    assert.ok(!isControllerEnabled(['*', '-csrcleaner'], 'certificatesigningrequest-cleaner-controller'));
+    assert.ok(!isControllerEnabled(['*', '-endpointslicemirroring'], 'endpointslice-mirroring-controller'));
   });
 
   it('the README lists every known controller exactly once, and as running exactly those Capstan runs', () => {

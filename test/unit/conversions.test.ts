@@ -48,29 +48,30 @@ const CONDITIONS = 'autoscaling.alpha.kubernetes.io/conditions';
 const cpu = (u: number): unknown => ({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: u } } });
 
 describe('catalog', () => {
-  it('has exactly two default-enabled served versions whose schema differs from storage', () => {
-    const defs = loadDefinitions().definitions;
-    // Compares definitions with descriptions dropped and references followed.
-    const shape = (name: string, seen: Set<string> = new Set()): unknown => {
-      if (seen.has(name)) return `<${name}>`;
-      const next = new Set(seen).add(name);
-      const walk = (x: unknown): unknown => {
-        if (Array.isArray(x)) return x.map(walk);
-        if (typeof x !== 'object' || x === null) return x;
-        const out: Record<string, unknown> = {};
-        for (const [k, v] of Object.entries(x)) {
-          if (k === 'description' || k === 'x-kubernetes-group-version-kind') continue;
-          out[k] = k === '$ref' && typeof v === 'string' ? shape(v.replace('#/definitions/', ''), next) : walk(v);
-        }
-        return out;
-      };
-      return walk(defs[name]);
+  const defs = loadDefinitions().definitions;
+  // Compares definitions with descriptions dropped and references followed.
+  const shape = (name: string, seen: Set<string> = new Set()): unknown => {
+    if (seen.has(name)) return `<${name}>`;
+    const next = new Set(seen).add(name);
+    const walk = (x: unknown): unknown => {
+      if (Array.isArray(x)) return x.map(walk);
+      if (typeof x !== 'object' || x === null) return x;
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(x)) {
+        if (k === 'description' || k === 'x-kubernetes-group-version-kind') continue;
+        out[k] = k === '$ref' && typeof v === 'string' ? shape(v.replace('#/definitions/', ''), next) : walk(v);
+      }
+      return out;
     };
-    const differing: string[] = [];
+    return walk(defs[name]);
+  };
+  /** Served group/version/kinds whose schema differs from their storage version's. */
+  const differing = (enabledOnly: boolean): string[] => {
+    const out: string[] = [];
     const catalog = builtinCatalog();
     for (const g of catalog.groups) {
       for (const v of g.versions) {
-        if (!v.enabledByDefault) continue;
+        if (enabledOnly && !v.enabledByDefault) continue;
         for (const r of v.resources) {
           const s = r.storage;
           if (r.virtual || (s.group === g.name && s.version === v.version && s.kind === r.kind)) continue;
@@ -79,11 +80,30 @@ describe('catalog', () => {
             ?.versions.find((x) => x.version === s.version)
             ?.resources.find((x) => x.kind === s.kind && x.name === r.name);
           assert.ok(storage, `storage of ${g.name}/${v.version}/${r.name}`);
-          if (JSON.stringify(shape(r.definition)) !== JSON.stringify(shape(storage.definition))) differing.push(`${g.name}/${v.version}/${r.kind}`);
+          if (JSON.stringify(shape(r.definition)) !== JSON.stringify(shape(storage.definition))) out.push(`${g.name}/${v.version}/${r.kind}`);
         }
       }
     }
-    assert.deepEqual(differing.sort(), ['autoscaling/v1/HorizontalPodAutoscaler', 'events.k8s.io/v1/Event']);
+    return out.sort();
+  };
+
+  it('has exactly two default-enabled served versions whose schema differs from storage', () => {
+    assert.deepEqual(differing(true), ['autoscaling/v1/HorizontalPodAutoscaler', 'events.k8s.io/v1/Event']);
+  });
+
+  it('has, with every version enabled (api/all=true), only those, resource.k8s.io/v1beta1 and one apply-only difference', () => {
+    assert.deepEqual(differing(false), [
+      // Only spec.variables[] items are atomic in v1beta1 (x-kubernetes-map-type), granular in v1alpha1: a
+      // merge directive apply reads from the served version's schema, the data is the same.
+      'admissionregistration.k8s.io/v1alpha1/MutatingAdmissionPolicy',
+      'autoscaling/v1/HorizontalPodAutoscaler',
+      'events.k8s.io/v1/Event',
+      'resource.k8s.io/v1beta1/ResourceClaim',
+      'resource.k8s.io/v1beta1/ResourceClaimTemplate',
+      'resource.k8s.io/v1beta1/ResourceSlice',
+    ]);
+    const variable = (version: string): unknown => shape(`io.k8s.api.admissionregistration.${version}.Variable`);
+    assert.deepEqual(variable('v1beta1'), { ...(variable('v1alpha1') as object), 'x-kubernetes-map-type': 'atomic' });
   });
 });
 

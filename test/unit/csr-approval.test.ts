@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { approvalUpdate } from '../../src/registry/csr-approval.js';
+import { approvalUpdate, prepareStatusUpdate } from '../../src/registry/csr-approval.js';
 import type { KubeObject } from '../../src/machinery/object.js';
 
 /** certificatesigningrequests/approval as kube's csrApprovalStrategy writes it: conditions only, timestamps filled in. */
@@ -49,3 +49,37 @@ describe('CSR approval writes', () => {
     assert.equal(approvalUpdate({ ...stored, status: {} }, { ...stored, status: undefined }, NOW).status, undefined);
   });
 });
+
+describe('CSR status writes', () => {
+  it('keeps the stored Approved and Denied conditions, fills the timestamps of the others (csrStatusStrategy)', () => {
+    // What the /status write stores before the strategy: status from the request, the rest as stored.
+    const next: KubeObject = {
+      ...stored,
+      status: {
+        certificate: 'TkVX',
+        conditions: [
+          { type: 'Approved', status: 'False', reason: 'Rewritten' },
+          { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: 'no', lastUpdateTime: '2026-11-25T01:00:00Z' },
+        ],
+      },
+    };
+    prepareStatusUpdate(next, stored, NOW);
+    assert.deepEqual(next.status, {
+      certificate: 'TkVX',
+      conditions: [
+        (stored.status as { conditions: unknown[] }).conditions[0],
+        { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: 'no', lastUpdateTime: '2026-11-25T01:00:00Z', lastTransitionTime: NOW },
+      ],
+    });
+  });
+
+  it('leaves an added or removed Approved condition for validation to see', () => {
+    const next: KubeObject = { ...stored, status: { conditions: [] } };
+    prepareStatusUpdate(next, stored, NOW);
+    assert.deepEqual(next.status, { conditions: [] });
+    const added: KubeObject = { ...stored, status: { conditions: [{ type: 'Approved', status: 'True' }, { type: 'Approved', status: 'True', reason: 'Twice' }] } };
+    prepareStatusUpdate(added, stored, NOW);
+    assert.equal((added.status as { conditions: Array<{ reason?: string; lastTransitionTime?: string }> }).conditions[1]!.reason, 'Twice');
+  });
+});
+

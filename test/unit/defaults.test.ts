@@ -380,6 +380,32 @@ test('other groups', () => {
       { spec: { group: 'x.io', names: { kind: 'Foo', plural: 'foos', singular: 'foo', listKind: 'FooList' }, scope: 'Namespaced', versions: [], conversion: { strategy: 'None' } } },
     ],
     ['', 'v1', 'ConfigMap', { data: { a: 'b' } }, { data: { a: 'b' } }],
+    // v1alpha1 (pkg/apis/admissionregistration/v1alpha1 defaults.go and defaults_test.go): as v1beta1, plus the paramRef default.
+    [
+      'admissionregistration.k8s.io',
+      'v1alpha1',
+      'MutatingAdmissionPolicy',
+      { spec: { matchConstraints: { resourceRules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }] } } },
+      {
+        spec: {
+          failurePolicy: 'Fail',
+          matchConstraints: {
+            matchPolicy: 'Equivalent',
+            namespaceSelector: {},
+            objectSelector: {},
+            resourceRules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: '*' }],
+          },
+        },
+      },
+    ],
+    [
+      'admissionregistration.k8s.io',
+      'v1alpha1',
+      'MutatingAdmissionPolicyBinding',
+      { spec: { policyName: 'p', paramRef: { name: 'x' }, matchResources: {} } },
+      { spec: { policyName: 'p', paramRef: { name: 'x', parameterNotFoundAction: 'Deny' }, matchResources: { matchPolicy: 'Equivalent', namespaceSelector: {}, objectSelector: {} } } },
+    ],
+    ['admissionregistration.k8s.io', 'v1beta1', 'MutatingAdmissionPolicyBinding', { spec: { policyName: 'p', paramRef: { name: 'x' } } }, { spec: { policyName: 'p', paramRef: { name: 'x' } } }],
   ];
   for (const [group, version, kind, input, want] of cases) {
     assert.deepEqual(defaulted(group, version, kind, input), want, `${group}/${version} ${kind}`);

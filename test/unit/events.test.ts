@@ -6,10 +6,7 @@
  * field for field, checked on the upstream fixtures both ways.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { ApiError } from '../../src/machinery/errors.js';
 import type { KubeObject } from '../../src/machinery/object.js';
 import { coreToEventsV1, eventsV1ToCore } from '../../src/registry/conversions/events.js';
@@ -18,6 +15,7 @@ import { ResourceStore } from '../../src/registry/resource-store.js';
 import { strategyFor } from '../../src/registry/strategies.js';
 import { KeyLayout } from '../../src/storage/keys.js';
 import { MemoryStore } from '../../src/storage/memory.js';
+import { sharedText } from '../helpers/shared.js';
 
 const EVENTS_V1 = 'events.k8s.io/v1';
 const QUALIFIED_NAME_REGEX =
@@ -194,16 +192,9 @@ describe('core/v1 Event validation (legacy only)', () => {
   });
 });
 
-/** dist/test/unit → repository root. */
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const fixtureDir = join(process.env['CAPSTAN_SHARED_DIR'] ?? resolve(repoRoot, '..', 'shared'), 'k8s-api', 'testdata', 'HEAD');
-
 function fixture(t: TestContext, name: string): KubeObject | undefined {
-  const path = join(fixtureDir, name);
-  if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as KubeObject;
-  if (process.env['CAPSTAN_REQUIRE_SHARED'] === '1') assert.fail(`CAPSTAN_REQUIRE_SHARED=1 but ${path} is missing`);
-  t.skip('skipped: ../shared not found');
-  return undefined;
+  const text = sharedText(t, 'k8s-api', 'testdata', 'HEAD', name);
+  return text === undefined ? undefined : (JSON.parse(text) as KubeObject);
 }
 
 /** The object without its TypeMeta (written by the encoder), as text: field order counts. */

@@ -265,6 +265,24 @@ describe('serve configuration', () => {
     assert.equal(configFromFlags([], cwd).config.tlsCertFile, undefined);
   });
 
+  it('--cluster-signing-*: kube-controller-manager\'s flags, default duration a year, its Validate texts', () => {
+    assert.equal(configFromFlags([], cwd).config.csrSigning, undefined);
+    const one = configFromFlags(['--cluster-signing-cert-file', 'ca.crt', '--cluster-signing-key-file=/k/ca.key', '--cluster-signing-duration', '2h'], cwd).config.csrSigning!;
+    assert.deepEqual(one.cluster, { certFile: '/srv/capstan/ca.crt', keyFile: '/k/ca.key' });
+    assert.equal(one.perSigner.size, 0);
+    assert.equal(one.durationMs, 2 * 3600_000);
+    const per = configFromFlags(['--cluster-signing-kubelet-serving-cert-file=s.crt', '--cluster-signing-kubelet-serving-key-file=s.key'], cwd).config.csrSigning!;
+    assert.deepEqual([...per.perSigner], [['kubernetes.io/kubelet-serving', { certFile: '/srv/capstan/s.crt', keyFile: '/srv/capstan/s.key' }]]);
+    assert.equal(per.durationMs, 8760 * 3600_000);
+    assert.throws(() => configFromFlags(['--cluster-signing-kubelet-client-key-file=k'], cwd), { message: '"cluster-signing-kube-apiserver-client": cannot specify key without cert' });
+    assert.throws(() => configFromFlags(['--cluster-signing-kube-apiserver-client-cert-file=c', '--cluster-signing-legacy-unknown-cert-file=c'], cwd), {
+      message: '["cluster-signing-kube-apiserver": cannot specify cert without key, "cluster-signing-legacy-unknown": cannot specify cert without key]',
+    });
+    assert.throws(() => configFromFlags(['--cluster-signing-cert-file=c', '--cluster-signing-key-file=k', '--cluster-signing-legacy-unknown-cert-file=c', '--cluster-signing-legacy-unknown-key-file=k'], cwd), {
+      message: 'cannot specify --cluster-signing-{cert,key}-file and other --cluster-signing-*-file flags at the same time',
+    });
+  });
+
   it('reads the other flags', () => {
     const { config, help, args } = configFromFlags(
       [

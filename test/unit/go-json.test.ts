@@ -11,26 +11,14 @@
  *    and the trailing newline of bodies.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { describe, it, type TestContext } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
 
 import { encode } from '../../src/codec/codec.js';
 import { goJsonText } from '../../src/codec/go-json.js';
 import { JSON_TYPE } from '../../src/codec/media-type.js';
-
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const sharedRoot = process.env['CAPSTAN_SHARED_DIR'] ?? resolve(repoRoot, '..', 'shared');
-const fixtureDir = join(sharedRoot, 'k8s-api', 'testdata', 'HEAD');
-const haveShared = existsSync(fixtureDir);
-
-function needShared(t: TestContext): boolean {
-  if (haveShared) return true;
-  if (process.env['CAPSTAN_REQUIRE_SHARED'] === '1') assert.fail(`CAPSTAN_REQUIRE_SHARED=1 but ${fixtureDir} is missing`);
-  t.skip('skipped: ../shared not found');
-  return false;
-}
+import { FIXTURE_DIR, firstDifference, sharedOrSkip, upstreamFixtures } from '../helpers/shared.js';
 
 /** JSON text without the whitespace between tokens (strings kept byte for byte). */
 function compact(text: string): string {
@@ -50,27 +38,6 @@ function compact(text: string): string {
   return out;
 }
 
-function fixtureBases(): Array<{ base: string; apiVersion: string; kind: string }> {
-  if (!haveShared) return [];
-  return readdirSync(fixtureDir)
-    .filter((f) => f.endsWith('.json'))
-    .sort()
-    .map((f) => {
-      const base = f.slice(0, -'.json'.length);
-      const parts = base.split('.');
-      const kind = parts.pop()!;
-      const version = parts.pop()!;
-      const group = parts.join('.');
-      return { base, kind, apiVersion: group === 'core' ? version : `${group}/${version}` };
-    });
-}
-
-function firstDifference(a: string, b: string): string {
-  let i = 0;
-  while (i < a.length && a[i] === b[i]) i++;
-  return `at ${i}:\n  got  ${a.slice(Math.max(0, i - 80), i + 80)}\n  want ${b.slice(Math.max(0, i - 80), i + 80)}`;
-}
-
 function go(obj: Record<string, unknown>): Record<string, unknown> {
   const text = goJsonText(obj);
   assert.ok(text !== undefined, 'a built-in kind');
@@ -79,12 +46,12 @@ function go(obj: Record<string, unknown>): Record<string, unknown> {
 
 describe('Go JSON: upstream fixtures (testdata/HEAD)', () => {
   it('has fixtures', (t) => {
-    if (!needShared(t)) return;
-    assert.ok(fixtureBases().length >= 180);
+    if (!sharedOrSkip(t, FIXTURE_DIR)) return;
+    assert.ok(upstreamFixtures('.json').length >= 180);
   });
-  for (const fx of fixtureBases()) {
+  for (const fx of upstreamFixtures('.json')) {
     it(`${fx.base}: re-encodes to the fixture's bytes`, () => {
-      const text = readFileSync(join(fixtureDir, `${fx.base}.json`), 'utf8');
+      const text = readFileSync(join(FIXTURE_DIR, `${fx.base}.json`), 'utf8');
       const want = compact(text);
       const obj = JSON.parse(text) as Record<string, unknown>;
       const got = goJsonText(obj, { apiVersion: fx.apiVersion, kind: fx.kind });

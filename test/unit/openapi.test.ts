@@ -1,26 +1,20 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 
 import { load as loadYaml, YAML11_SCHEMA } from 'js-yaml';
 
 import { ApiCatalog } from '../../src/api/catalog.js';
-import { packageRootDir } from '../../src/api/files.js';
 import { canonicalJson, isJsonObject, type Json, type JsonObject } from '../../src/machinery/json.js';
 import { OPENAPI_V2_PROTO_TYPE, OpenApiService } from '../../src/api/openapi.js';
 import { toYaml } from '../../src/api/yaml-text.js';
+import { sharedText } from '../helpers/shared.js';
 
 const PROTO_ACCEPT = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 
 function upstreamOpenApi(t: TestContext): JsonObject | undefined {
-  const dir = process.env['CAPSTAN_SHARED_DIR'] ?? resolve(packageRootDir(), '..', 'shared');
-  const file = join(dir, 'k8s-api', 'openapi-v2.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as JsonObject;
-  if (process.env['CAPSTAN_REQUIRE_SHARED'] === '1') assert.fail(`../shared not found (${file}) and CAPSTAN_REQUIRE_SHARED=1`);
-  t.skip('skipped: ../shared not found');
-  return undefined;
+  const text = sharedText(t, 'k8s-api', 'openapi-v2.json');
+  return text === undefined ? undefined : (JSON.parse(text) as JsonObject);
 }
 
 function obj(v: Json | undefined, what: string): JsonObject {

@@ -26,6 +26,22 @@ describe('RBAC default policy', () => {
     assert.equal(view.metadata!.labels!['rbac.authorization.k8s.io/aggregate-to-edit'], 'true');
   });
 
+  it('follows 1.36 policy code and default gates where they differ from older releases', () => {
+    const rules = (name: string) => policy.clusterRoles.find((r) => r.metadata!.name === name)!.rules as Record<string, string[]>[];
+    const has = (name: string, rule: Record<string, string[]>) => assert.ok(rules(name).some((r) => JSON.stringify(r) === JSON.stringify(rule)), `${name} ${JSON.stringify(rule)}`);
+    has('system:monitoring', { apiGroups: [''], resources: ['nodes/metrics'], verbs: ['get'] });
+    has('system:kubelet-api-admin', { apiGroups: [''], resources: ['nodes/configz', 'nodes/healthz', 'nodes/pods'], verbs: ['*'] }); // KubeletFineGrainedAuthz
+    has('system:node', { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get'] }); // KubeletServiceAccountTokenForCredentialProviders
+    has('system:node-proxier', { apiGroups: ['networking.k8s.io'], resources: ['servicecidrs'], verbs: ['list', 'watch'] });
+    has('system:kube-scheduler', { apiGroups: ['resource.k8s.io'], resources: ['resourceclaims'], verbs: ['create', 'delete'] }); // DRAExtendedResource
+    has('system:aggregate-to-view', { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['get', 'list', 'watch'] });
+    const roles = names(policy.clusterRoles);
+    assert.ok(roles.includes('system:controller:device-taint-eviction-controller'), 'DRADeviceTaints is on in 1.36');
+    assert.ok(!rules('system:controller:device-taint-eviction-controller').some((r) => r.resources?.includes('devicetaintrules')), 'DRADeviceTaintRules is off in 1.36');
+    for (const off of ['system:cluster-trust-bundle-discovery', 'system:controller:podgroup-protection-controller', 'system:controller:storage-version-garbage-collector']) assert.ok(!roles.includes(off), off);
+    assert.ok(!rules('system:kube-scheduler').some((r) => r.apiGroups?.includes('scheduling.k8s.io')), 'GenericWorkload is off in 1.36');
+  });
+
   it('binds discovery to authenticated users only, public info to everyone, cluster-admin to system:masters, controllers to their service accounts', () => {
     const subjectsOf = (name: string) => (policy.clusterRoleBindings.find((b) => b.metadata!.name === name)!.subjects as { name: string }[] | undefined)?.map((s) => s.name);
     assert.deepEqual(subjectsOf('system:discovery'), ['system:authenticated']);

@@ -10,15 +10,13 @@
  */
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 
 import { GENERIC_422_MESSAGE, PatchDecodeError, PatchPanicError, StrategicMergePatchError, toApiError } from '../../src/patch/errors.js';
 import { type SwaggerDefinitions, type SwaggerSchema, PatchSchema, patchSchemaFor } from '../../src/patch/schema.js';
 import { applyStrategicMergePatch } from '../../src/patch/strategic-merge-patch.js';
 import type { JsonObject, JsonValue } from '../../src/machinery/json-value.js';
+import { sharedText } from '../helpers/shared.js';
 
 function deepFreeze<T>(v: T): T {
   if (typeof v === 'object' && v !== null) {
@@ -581,18 +579,12 @@ describe('patch schema view', () => {
 // ---------------------------------------------------------------------------
 // Realistic client-side apply patches against the real Kubernetes schema.
 
-const here = dirname(fileURLToPath(import.meta.url));
-const sharedOpenAPI = resolve(here, '../../../../shared/k8s-api/openapi-v2.json');
-const requireShared = process.env.CAPSTAN_REQUIRE_SHARED === '1';
 let realDefinitions: SwaggerDefinitions | undefined;
 function definitions(t: { skip: (message: string) => void }): SwaggerDefinitions | undefined {
   if (realDefinitions) return realDefinitions;
-  if (!existsSync(sharedOpenAPI)) {
-    if (requireShared) assert.fail(`CAPSTAN_REQUIRE_SHARED=1 but ${sharedOpenAPI} is missing`);
-    t.skip('skipped: ../shared not found');
-    return undefined;
-  }
-  realDefinitions = (JSON.parse(readFileSync(sharedOpenAPI, 'utf8')) as { definitions: SwaggerDefinitions }).definitions;
+  const text = sharedText(t, 'k8s-api', 'openapi-v2.json');
+  if (text === undefined) return undefined;
+  realDefinitions = (JSON.parse(text) as { definitions: SwaggerDefinitions }).definitions;
   return realDefinitions;
 }
 

@@ -1,22 +1,31 @@
+import { firstPemBlock } from '../../machinery/pem.js';
+
 /**
- * The subject organizations of a PKCS#10 certificate request, as kube's
- * certificates.ParseCSR and Go's x509.ParseCertificateRequest read them:
- * the first PEM block must be a CERTIFICATE REQUEST; its DER is walked only
- * as far as the subject (CertificationRequest → CertificationRequestInfo →
+ * The subject of a PKCS#10 certificate request, as kube's
+ * certificates.ParseCSR and Go's x509.ParseCertificateRequest read it: the
+ * first PEM block must be a CERTIFICATE REQUEST; its DER is walked only as
+ * far as the subject (CertificationRequest → CertificationRequestInfo →
  * version, subject Name). Throws an Error with the text kube would put after
  * "failed to parse CSR: ".
  */
 
 const ORGANIZATION_OID = '2.5.4.10';
 
-export function csrOrganizations(request: Uint8Array): string[] {
+/** One attribute of the subject whose value is a string (pkix.Name keeps no other). */
+export interface SubjectAttribute {
+  oid: string;
+  value: string;
+}
+
+/** The subject's string attributes, in order. */
+export function csrSubjectAttributes(request: Uint8Array): SubjectAttribute[] {
   const der = pemBlock(Buffer.from(request).toString('latin1'), 'CERTIFICATE REQUEST');
   const top = readTlv(der, 0, der.length, SEQUENCE);
   if (top.next !== der.length) throw new Error('asn1: syntax error: trailing data');
   const info = readTlv(der, top.start, top.end, SEQUENCE);
   const version = readTlv(der, info.start, info.end, INTEGER);
   const subject = readTlv(der, version.next, info.end, SEQUENCE);
-  const out: string[] = [];
+  const out: SubjectAttribute[] = [];
   for (let rdnPos = subject.start; rdnPos < subject.end; ) {
     const rdn = readTlv(der, rdnPos, subject.end, SET);
     for (let atvPos = rdn.start; atvPos < rdn.end; ) {
@@ -24,7 +33,7 @@ export function csrOrganizations(request: Uint8Array): string[] {
       const oid = readTlv(der, atv.start, atv.end, OBJECT_IDENTIFIER);
       const value = readTlv(der, oid.next, atv.end);
       const text = decodeString(der, value);
-      if (text !== undefined && oidText(der.subarray(oid.start, oid.end)) === ORGANIZATION_OID) out.push(text);
+      if (text !== undefined) out.push({ oid: oidText(der.subarray(oid.start, oid.end)), value: text });
       atvPos = atv.next;
     }
     rdnPos = rdn.next;
@@ -32,12 +41,18 @@ export function csrOrganizations(request: Uint8Array): string[] {
   return out;
 }
 
+/** The subject's organizations (O). */
+export function csrOrganizations(request: Uint8Array): string[] {
+  return csrSubjectAttributes(request)
+    .filter((a) => a.oid === ORGANIZATION_OID)
+    .map((a) => a.value);
+}
+
 /** encoding/pem Decode's first block, required to be of `type`. */
 function pemBlock(text: string, type: string): Buffer {
-  const m = /-----BEGIN ([^\n-]*)-----\r?\n([\s\S]*?)-----END \1-----/.exec(text);
-  if (!m || m[1] !== type) throw new Error(`PEM block type must be ${type}`);
-  const body = m[2]!.split(/\r?\n/).filter((line) => !line.includes(':')).join('');
-  return Buffer.from(body.replace(/\s+/g, ''), 'base64');
+  const block = firstPemBlock(text);
+  if (!block || block.type !== type) throw new Error(`PEM block type must be ${type}`);
+  return block.bytes;
 }
 
 const INTEGER = 0x02;

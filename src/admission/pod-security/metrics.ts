@@ -1,3 +1,4 @@
+import { CounterVec } from '../../machinery/counter.js';
 import { Version, type LevelVersion } from './api.js';
 
 /**
@@ -19,28 +20,6 @@ export interface CounterFamily {
   samples(): Array<{ labels: Record<string, string>; value: number }>;
 }
 
-class LabelledCounter implements CounterFamily {
-  private readonly counts = new Map<string, number>();
-
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    readonly labelNames: readonly string[],
-  ) {}
-
-  inc(values: readonly string[]): void {
-    const key = JSON.stringify(values);
-    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
-  }
-
-  samples(): Array<{ labels: Record<string, string>; value: number }> {
-    return [...this.counts].map(([key, value]) => {
-      const values = JSON.parse(key) as string[];
-      return { labels: Object.fromEntries(this.labelNames.map((n, i) => [n, values[i] ?? ''])), value };
-    });
-  }
-}
-
 function resourceLabel(r: PodSecurityMetricAttributes['resource']): string {
   if (r.group === '' && r.name === 'pods') return 'pod';
   if (r.group === '' && r.name === 'namespaces') return 'namespace';
@@ -48,17 +27,17 @@ function resourceLabel(r: PodSecurityMetricAttributes['resource']): string {
 }
 
 export class PodSecurityMetrics {
-  readonly evaluations = new LabelledCounter(
+  readonly evaluations = new CounterVec(
     'pod_security_evaluations_total',
     'Number of policy evaluations that occurred, not counting ignored or exempt requests.',
     ['decision', 'policy_level', 'policy_version', 'mode', 'request_operation', 'resource', 'subresource'],
   );
-  readonly exemptions = new LabelledCounter(
+  readonly exemptions = new CounterVec(
     'pod_security_exemptions_total',
     'Number of exempt requests, not counting ignored or out of scope requests.',
     ['request_operation', 'resource', 'subresource'],
   );
-  readonly errors = new LabelledCounter(
+  readonly errors = new CounterVec(
     'pod_security_errors_total',
     'Number of errors preventing normal evaluation. Non-fatal errors may result in the latest restricted profile being used for evaluation.',
     ['fatal', 'request_operation', 'resource', 'subresource'],

@@ -149,4 +149,7 @@ export const GO_VALUE_STRUCTS: Record<string, readonly string[]> = {
 };
 
 /** Message fields the rule makes values that are Go pointers all the same. */
-export const GO_POINTER_STRUCTS: Record<string, readonly string[]> = {};
+export const GO_POINTER_STRUCTS: Record<string, readonly string[]> = {
+  // `Status *ResourcePoolStatusRequestStatus`: nil until a controller fills it (the strategy drops it on create).
+  'resource.v1alpha3.ResourcePoolStatusRequest': ['status'],
+};

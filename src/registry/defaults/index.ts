@@ -18,6 +18,7 @@ import {
   defaultAPIService,
   defaultCustomResourceDefinition,
   defaultFlowSchema,
+  defaultMutatingAdmissionPolicyBindingV1alpha1,
   defaultPriorityClass,
   defaultPriorityLevelConfiguration,
   defaultValidatingAdmissionPolicy,
@@ -27,14 +28,24 @@ import {
 import { defaultEndpointSlice, defaultIngressClass, defaultNetworkPolicy } from './networking.js';
 import { defaultPod } from './pod.js';
 import { defaultRoleBinding } from './rbac.js';
+import {
+  defaultDeviceTaintRule,
+  defaultResourceClaim,
+  defaultResourceClaimTemplate,
+  defaultResourceClaimTemplateV1beta1,
+  defaultResourceClaimV1beta1,
+  defaultResourcePoolStatusRequest,
+  defaultResourceSlice,
+  defaultResourceSliceV1beta1,
+} from './resource.js';
 import { defaultCSIDriver, defaultStorageClass } from './storage.js';
 
 /**
- * Scheme defaulting as kube-apiserver 1.36 applies it to the served stable
- * versions: what a decoded request body (and every object read back) looks
- * like before the registry's strategy sees it. Registry steps that are not
- * scheme defaulting are separate functions (preparePodForCreate,
- * prepareJobForCreate, the Service IP helpers).
+ * Scheme defaulting as kube-apiserver 1.36 applies it to the served
+ * versions below, each in its own shape: what a decoded request body (and
+ * every object read back) looks like before the registry's strategy sees it.
+ * Registry steps that are not scheme defaulting are separate functions
+ * (preparePodForCreate, prepareJobForCreate, the Service IP helpers).
  */
 
 type Defaulter = (obj: KubeObject) => void;
@@ -77,10 +88,26 @@ const DEFAULTERS: Record<string, Defaulter> = {
   'admissionregistration.k8s.io/v1/MutatingAdmissionPolicyBinding': defaultValidatingAdmissionPolicyBinding,
   'admissionregistration.k8s.io/v1beta1/MutatingAdmissionPolicy': defaultValidatingAdmissionPolicy,
   'admissionregistration.k8s.io/v1beta1/MutatingAdmissionPolicyBinding': defaultValidatingAdmissionPolicyBinding,
+  // v1alpha1 (off by default): the same, and a paramRef's parameterNotFoundAction (pkg/apis/admissionregistration/v1alpha1).
+  'admissionregistration.k8s.io/v1alpha1/MutatingAdmissionPolicy': defaultValidatingAdmissionPolicy,
+  'admissionregistration.k8s.io/v1alpha1/MutatingAdmissionPolicyBinding': defaultMutatingAdmissionPolicyBindingV1alpha1,
   'flowcontrol.apiserver.k8s.io/v1/FlowSchema': defaultFlowSchema,
   'flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration': defaultPriorityLevelConfiguration,
   'apiextensions.k8s.io/v1/CustomResourceDefinition': defaultCustomResourceDefinition,
   'apiregistration.k8s.io/v1/APIService': defaultAPIService,
+  // resource.k8s.io: v1 by default, the others with --runtime-config; each version defaults in its own shape.
+  'resource.k8s.io/v1/ResourceClaim': defaultResourceClaim,
+  'resource.k8s.io/v1/ResourceClaimTemplate': defaultResourceClaimTemplate,
+  'resource.k8s.io/v1/ResourceSlice': defaultResourceSlice,
+  'resource.k8s.io/v1beta2/ResourceClaim': defaultResourceClaim,
+  'resource.k8s.io/v1beta2/ResourceClaimTemplate': defaultResourceClaimTemplate,
+  'resource.k8s.io/v1beta2/ResourceSlice': defaultResourceSlice,
+  'resource.k8s.io/v1beta2/DeviceTaintRule': defaultDeviceTaintRule,
+  'resource.k8s.io/v1beta1/ResourceClaim': defaultResourceClaimV1beta1,
+  'resource.k8s.io/v1beta1/ResourceClaimTemplate': defaultResourceClaimTemplateV1beta1,
+  'resource.k8s.io/v1beta1/ResourceSlice': defaultResourceSliceV1beta1,
+  'resource.k8s.io/v1alpha3/DeviceTaintRule': defaultDeviceTaintRule,
+  'resource.k8s.io/v1alpha3/ResourcePoolStatusRequest': defaultResourcePoolStatusRequest,
 };
 
 /**

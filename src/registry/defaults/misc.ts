@@ -52,6 +52,18 @@ export function defaultValidatingAdmissionPolicyBinding(binding: KubeObject): vo
   defaultMatchResources(objectAt(ensureObject(binding, 'spec'), 'matchResources'));
 }
 
+/**
+ * admissionregistration.k8s.io/v1alpha1 MutatingAdmissionPolicyBinding: the
+ * v1alpha1 package also defaults a paramRef's parameterNotFoundAction
+ * (pkg/apis/admissionregistration/v1alpha1/defaults.go SetDefaults_ParamRef),
+ * which v1beta1 and v1 leave unset.
+ */
+export function defaultMutatingAdmissionPolicyBindingV1alpha1(binding: KubeObject): void {
+  defaultValidatingAdmissionPolicyBinding(binding);
+  const paramRef = objectAt(ensureObject(binding, 'spec'), 'paramRef');
+  if (paramRef) defaultPtr(paramRef, 'parameterNotFoundAction', 'Deny');
+}
+
 export function defaultFlowSchema(fs: KubeObject): void {
   defaultNumber(ensureObject(fs, 'spec'), 'matchingPrecedence', 1000);
 }

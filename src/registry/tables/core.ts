@@ -1,3 +1,4 @@
+import { joinHostPort } from '../../machinery/host-port.js';
 import type { KubeObject } from '../../machinery/object.js';
 import { eventsV1ToCore } from '../conversions/events.js';
 import { ageCol, col, doc, nameCol, printer } from './columns.js';
@@ -80,11 +81,6 @@ export const serviceTable: TableConvertor = printer(
 );
 
 // ----------------------------------------------------------------- endpoints
-
-/** net.JoinHostPort: IPv6 hosts in brackets. */
-function joinHostPort(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-}
 
 /** formatEndpoints with all ports: the first three addresses and "+ N more...". */
 function formatEndpoints(subsets: unknown): string {

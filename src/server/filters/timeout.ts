@@ -14,6 +14,9 @@ export function requestTimeout(ms: number): Filter {
     if (ms <= 0 || isLongRunning(ctx.info)) return next();
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
+        // A connection already handed to another protocol (an upgraded exec or console stream) outlives the
+        // timeout: kube's timeout writer can no longer answer once its handler hijacked the connection.
+        if (ctx.hijacked) return;
         // The handler goes on; its outcome no longer reaches the client (the promise has settled).
         // A body still arriving is not waited for: the answer closes the connection.
         if (!ctx.req.complete) abandonBody(ctx);

@@ -1,0 +1,2 @@
+module k8s.io/apimachinery
+go 1.19

@@ -1,0 +1,3 @@
+package serviceaccount
+
+const AllServiceAccountsGroup = "system:serviceaccounts"

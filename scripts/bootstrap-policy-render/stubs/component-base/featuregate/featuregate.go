@@ -1,0 +1,3 @@
+package featuregate
+
+type Feature string

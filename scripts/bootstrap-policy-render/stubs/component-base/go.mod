@@ -1,0 +1,2 @@
+module k8s.io/component-base
+go 1.19
