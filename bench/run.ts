@@ -26,6 +26,7 @@ import { testServerSection, type TestServerBenchResult } from './test-server.js'
 import { admissionSection } from './admission.js';
 import { encodingsSection, type EncodingsResult } from './encodings.js';
 import { depthChecksSection, type DepthCheckRow } from './depth-checks.js';
+import { lastResortSection, type LastResortRow } from './last-resort.js';
 
 /**
  * `npm run bench`: Capstan over HTTPS, each measurement beside a baseline in
@@ -64,6 +65,7 @@ async function main(): Promise<void> {
   let admissionPolicy: PhaseResult[] = [];
   let encodings: EncodingsResult | undefined;
   let depthChecks: DepthCheckRow[] = [];
+  let lastResort: LastResortRow[] = [];
 
   if (cfg.sections.has('core') || cfg.sections.has('writes') || cfg.sections.has('list') || cfg.sections.has('watch')) {
     const dataDir = tempDir('capstan-bench-');
@@ -175,6 +177,11 @@ async function main(): Promise<void> {
     depthChecks = await depthChecksSection();
   }
 
+  if (cfg.sections.has('last-resort')) {
+    log('last-resort: AsyncLocalStorage around each request, off and on (in-process)');
+    lastResort = await lastResortSection();
+  }
+
   if (cfg.sections.has('encodings')) {
     log('encodings: get, list and watch in JSON, protobuf and CBOR on one server');
     encodings = await encodingsSection(cfg, log);
@@ -209,6 +216,7 @@ async function main(): Promise<void> {
     ...(admissionPolicy.length > 0 ? { admissionPolicy } : {}),
     ...(encodings ? { encodings } : {}),
     ...(depthChecks.length > 0 ? { depthChecks } : {}),
+    ...(lastResort.length > 0 ? { lastResort } : {}),
     totalSeconds: round((performance.now() - began) / 1000, 1),
   };
   const dir = join(ROOT, 'bench', 'results');
