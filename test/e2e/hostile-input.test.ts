@@ -198,6 +198,29 @@ describe('hostile input (issue 10)', BOUNDED, () => {
     assert.equal(doc.items[0]!.metadata.name, name);
   });
 
+  it('echoes a huge invalid value whole, as often as kube does, and omits it where kube does (TooLong): a 422 is bounded by the 3 MiB body', async () => {
+    // apimachinery's field.Error.ErrorBody quotes an Invalid value whole (no truncation); TooLong never shows
+    // it. errors.NewInvalid repeats it in the message, the cause and details.name: at most a few times the body.
+    const name = 'n'.repeat(2.5e6);
+    const tooLongName = await http(c, 'POST', CONFIGMAPS, { body: { ...configMap('x'), metadata: { name } } });
+    assert.equal(tooLongName.status, 422);
+    const body = `Invalid value: "${name}": must be no more than 253 characters`;
+    assert.equal(tooLongName.json.message, `ConfigMap "${name}" is invalid: metadata.name: ${body}`);
+    assert.deepEqual(tooLongName.json.details, { name, kind: 'ConfigMap', causes: [{ reason: 'FieldValueInvalid', message: body, field: 'metadata.name' }] });
+    assert.ok(tooLongName.text.length < 4 * name.length + 1024, `${tooLongName.text.length} bytes`);
+    const annotations = await http(c, 'POST', CONFIGMAPS, { body: { ...configMap('x'), metadata: { name: 'x', annotations: { a: name } } } });
+    assert.equal(annotations.status, 422);
+    assert.equal(annotations.json.message, 'ConfigMap "x" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes');
+    assert.ok(annotations.text.length < 1024, `${annotations.text.length} bytes`);
+  });
+
+  it('decodes a null list item into its zero value as Go does: a Service with `ports: [null]` is 422 for port 0 and the targetPort defaulted from it', async () => {
+    const res = await http(c, 'POST', '/api/v1/namespaces/default/services', { body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'null-port' }, spec: { ports: [null] } } });
+    assert.equal(res.status, 422, res.text);
+    const range = 'Invalid value: 0: must be between 1 and 65535, inclusive';
+    assert.equal(res.json.message, `Service "null-port" is invalid: [spec.ports[0].port: ${range}, spec.ports[0].targetPort: ${range}]`);
+  });
+
   describe('YAML bodies are bounded as sigs.k8s.io/yaml bounds them', () => {
     const postYaml = (yaml: string) => http(c, 'POST', CONFIGMAPS, { body: yaml, headers: { 'Content-Type': 'application/yaml' } });
 

@@ -131,6 +131,24 @@ describe('hostile patches', () => {
       });
       assertStatus(pod, 500, undefined, 'failed to create typed patch object (/p; /v1, Kind=Pod): .spec.activeDeadlineSeconds: expected numeric (int or float), got string');
     });
+    it("YAML's special floats (.inf, -.inf, .nan) are 400 \"error decoding YAML\" from sigs.k8s.io/yaml's JSON conversion, nothing changes", async () => {
+      const before = await live('configmaps/cm');
+      for (const [literal, go] of [['.inf', '+Inf'], ['-.Inf', '-Inf'], ['!!float .nan', 'NaN']] as const) {
+        // In a string field, in a number field and in a field no schema knows: the conversion fails before any of them is looked at.
+        for (const body of [
+          `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  x: ${literal}\n`,
+          `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\nunknown: [${literal}]\n`,
+        ]) {
+          assertStatus(await apply(body), 400, 'BadRequest', `error decoding YAML: error converting YAML to JSON: json: unsupported value: ${go}`);
+        }
+        const pod = await http(client, 'PATCH', `${NS}/pods/p?fieldManager=m`, {
+          body: `apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  activeDeadlineSeconds: ${literal}\n`,
+          headers: { 'Content-Type': 'application/apply-patch+yaml' },
+        });
+        assertStatus(pod, 400, 'BadRequest', `error decoding YAML: error converting YAML to JSON: json: unsupported value: ${go}`);
+      }
+      assert.deepEqual(await live('configmaps/cm'), before);
+    });
     it('a wrongly typed apiVersion: 400 from the version check', async () => {
       assertStatus(await apply('{"apiVersion":5,"kind":"ConfigMap","metadata":{"name":"cm"}}'), 400, 'BadRequest', 'invalid object type: /, Kind=ConfigMap');
     });
