@@ -4,8 +4,8 @@
  * smoke run of well under a minute, and each knob can still be set on its own.
  */
 
-export type Section = 'core' | 'writes' | 'authn' | 'validation' | 'cel' | 'list' | 'watch' | 'stalled' | 'memory' | 'etcd' | 'rbac' | 'crd' | 'testing' | 'admission' | 'admission-policy' | 'encodings';
-export const SECTIONS: readonly Section[] = ['core', 'writes', 'authn', 'validation', 'cel', 'list', 'watch', 'stalled', 'memory', 'etcd', 'rbac', 'crd', 'testing', 'admission', 'admission-policy', 'encodings'];
+export type Section = 'core' | 'writes' | 'authn' | 'validation' | 'cel' | 'list' | 'watch' | 'stalled' | 'memory' | 'etcd' | 'rbac' | 'crd' | 'testing' | 'admission' | 'admission-policy' | 'encodings' | 'depth' | 'last-resort';
+export const SECTIONS: readonly Section[] = ['core', 'writes', 'authn', 'validation', 'cel', 'list', 'watch', 'stalled', 'memory', 'etcd', 'rbac', 'crd', 'testing', 'admission', 'admission-policy', 'encodings', 'depth', 'last-resort'];
 
 export interface BenchConfig {
   quick: boolean;

@@ -10,6 +10,8 @@ import type { StoreResult } from './store.js';
 import type { WatchResult } from './watch.js';
 import type { StalledResult } from './stalled-watch.js';
 import { encodingsMarkdown, type EncodingsResult } from './encodings.js';
+import type { DepthCheckRow } from './depth-checks.js';
+import type { LastResortRow } from './last-resort.js';
 
 /** bench/results/latest.json's shape, and its markdown rendering (latest.md). */
 
@@ -45,6 +47,8 @@ export interface Report {
   rbac?: PhaseResult[];
   admissionPolicy?: PhaseResult[];
   encodings?: EncodingsResult;
+  depthChecks?: DepthCheckRow[];
+  lastResort?: LastResortRow[];
   /** Custom resources (with and without ten CEL rules) beside ConfigMaps on one server (absent when the section was not asked for). */
   customResources?: CustomResourcesResult;
   testServer?: TestServerBenchResult;
@@ -81,7 +85,7 @@ function howToRead(r: Report): string[] {
     `- **Custom resources (crd)**: a fresh \`capstan serve\` with two CRDs in \`bench.example.com\` (namespaced, a structural schema with a few typed fields, two defaults and a string field holding the ConfigMap's 900-byte payload, so bodies are about the same size): \`Widget\` with no rules, \`RuledWidget\` with ten \`x-kubernetes-validations\` rules on its spec. ${r.concurrency} clients; each custom-resource phase runs right after the ConfigMap phase it is compared with, on the same server (the Widget create runs twice, before and after the ten-rule one, to show drift). The lists are of ${c.quick ? '1,000' : '10,000'} objects of each kind in their own namespace, created first (32 clients, untimed). Watch fan-out is the watch section's measurement (below), run on one namespace's ConfigMaps and then on one namespace's Widgets (the same payload in a top-level \`data\` map) on this server, without its bare baselines.`,
     `- **Admission webhooks (admission)**: ${r.concurrency} clients POST ConfigMaps; the server is started through bench/admission-server.ts (the same ApiServer as \`capstan serve\`, SQLite), first with every admission plugin disabled, then a fresh one with the default plugins and no webhook, then 1 and 5 validating webhooks (one configuration each time; kube calls them in parallel) and 1 and 5 mutating ones (called in turn, each answering a one-operation JSONPatch). The webhook is a separate Node process on loopback with its own CA (bench/webhook-server.ts) that answers at once, so the rows are the server's own cost per call: TLS on kept-alive connections, AdmissionReview encoding, matching, patch application. Each phase follows an unrecorded 1 s warm-up.`,
     '- **Admission policy (admission-policy)**: a fresh `capstan serve` with one ValidatingAdmissionPolicy on ConfigMaps (10 validations over object, request and a variable read from a ConfigMap param; failurePolicy Fail) and a binding (Deny) whose namespaceSelector picks one namespace. POST of new ConfigMaps in that namespace beside POSTs in a namespace the binding leaves out (the plugin still matches the policy and its binding there), before and after.',
-    '- **Running it**: `npm run bench` (or `npx tsc -p tsconfig.json && node dist/bench/run.js`). `BENCH_QUICK=1` is a smoke run written to `quick.md`/`quick.json` instead; `BENCH_SECTIONS=core,writes,authn,validation,cel,list,watch,stalled,memory,etcd,rbac,crd,admission,encodings` picks sections (etcd is skipped, with a line saying so, when etcd is not installed); sizes: `BENCH_PHASE_MS`, `BENCH_WRITE_CLIENTS`, `BENCH_LIST_SIZES`, `BENCH_LIST_CLIENTS`, `BENCH_LIST_MS`, `BENCH_LIST_MIN_REQUESTS`, `BENCH_STORE_OBJECTS`, `BENCH_WATCHERS`, `BENCH_WATCH_RATE`, `BENCH_WATCH_SECONDS`, `BENCH_STALLED_WATCHERS`, `BENCH_STALLED_HEALTHY`, `BENCH_STALLED_RATE`, `BENCH_STALLED_SECONDS`, `BENCH_STALLED_PAYLOAD`, `BENCH_STALLED_SETTLE_SECONDS`; `BENCH_BACKEND=memory` for the in-memory store (no restart then). No number here is asserted anywhere.',
+    '- **Running it**: `npm run bench` (or `npx tsc -p tsconfig.json && node dist/bench/run.js`). `BENCH_QUICK=1` is a smoke run written to `quick.md`/`quick.json` instead; `BENCH_SECTIONS=core,writes,authn,validation,cel,list,watch,stalled,memory,etcd,rbac,crd,testing,admission,admission-policy,encodings,depth,last-resort` picks sections (etcd is skipped, with a line saying so, when etcd is not installed); sizes: `BENCH_PHASE_MS`, `BENCH_WRITE_CLIENTS`, `BENCH_LIST_SIZES`, `BENCH_LIST_CLIENTS`, `BENCH_LIST_MS`, `BENCH_LIST_MIN_REQUESTS`, `BENCH_STORE_OBJECTS`, `BENCH_WATCHERS`, `BENCH_WATCH_RATE`, `BENCH_WATCH_SECONDS`, `BENCH_STALLED_WATCHERS`, `BENCH_STALLED_HEALTHY`, `BENCH_STALLED_RATE`, `BENCH_STALLED_SECONDS`, `BENCH_STALLED_PAYLOAD`, `BENCH_STALLED_SETTLE_SECONDS`; `BENCH_BACKEND=memory` for the in-memory store (no restart then). No number here is asserted anywhere.',
     '',
   ];
 }
@@ -215,5 +219,29 @@ export function renderMarkdown(r: Report): string {
   }
   if (r.testServer) out.push('## capstan/testing: in-process servers', '', renderTestServerMarkdown(r.testServer), '');
   if (r.encodings) out.push(...encodingsMarkdown(r.encodings, cpu));
+  if (r.lastResort) {
+    out.push(
+      `## Tying escaped exceptions to their request: AsyncLocalStorage per request, in-process (Node ${process.version})`,
+      '',
+      'GET and create of a 1 KiB ConfigMap through an in-process server and its loopback client (8 in flight); CPU per request without and with an AsyncLocalStorage entered around each request, 12 alternating rounds of 400 (medians).',
+      '',
+      '| operation | CPU µs without | CPU µs with | cost |',
+      '|---|---:|---:|---:|',
+      ...r.lastResort.map((l) => `| ${l.operation} | ${l.offUs} | ${l.onUs} | +${l.costPct} % |`),
+      '',
+    );
+  }
+  if (r.depthChecks) {
+    out.push(
+      '## Nesting-depth check on the write path, in-process (issue 10: at most 3 % of a create)',
+      '',
+      'JSON body decode with the check (codec decode) and with it bypassed (JSON.parse alone), beside a whole create of the same ConfigMap (in-process server, memory store, loopback client; CPU per create, best of three runs).',
+      '',
+      '| body bytes | decode with check µs | decode, check bypassed µs | create CPU µs | check / create |',
+      '|---:|---:|---:|---:|---:|',
+      ...r.depthChecks.map((d) => `| ${n(d.bodyBytes)} | ${d.decodeWithCheckUs} | ${d.decodeBypassedUs} | ${d.createUs} | ${d.sharePct} % |`),
+      '',
+    );
+  }
   return out.join('\n');
 }

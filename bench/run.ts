@@ -25,6 +25,8 @@ import { customResourcesSection, type CustomResourcesResult } from './custom-res
 import { testServerSection, type TestServerBenchResult } from './test-server.js';
 import { admissionSection } from './admission.js';
 import { encodingsSection, type EncodingsResult } from './encodings.js';
+import { depthChecksSection, type DepthCheckRow } from './depth-checks.js';
+import { lastResortSection, type LastResortRow } from './last-resort.js';
 
 /**
  * `npm run bench`: Capstan over HTTPS, each measurement beside a baseline in
@@ -62,6 +64,8 @@ async function main(): Promise<void> {
   let admission: PhaseResult[] = [];
   let admissionPolicy: PhaseResult[] = [];
   let encodings: EncodingsResult | undefined;
+  let depthChecks: DepthCheckRow[] = [];
+  let lastResort: LastResortRow[] = [];
 
   if (cfg.sections.has('core') || cfg.sections.has('writes') || cfg.sections.has('list') || cfg.sections.has('watch')) {
     const dataDir = tempDir('capstan-bench-');
@@ -168,6 +172,16 @@ async function main(): Promise<void> {
     admissionPolicy = await admissionPolicySection(cfg, log);
   }
 
+  if (cfg.sections.has('depth')) {
+    log('depth: the nesting-depth check beside a create (in-process)');
+    depthChecks = await depthChecksSection();
+  }
+
+  if (cfg.sections.has('last-resort')) {
+    log('last-resort: AsyncLocalStorage around each request, off and on (in-process)');
+    lastResort = await lastResortSection();
+  }
+
   if (cfg.sections.has('encodings')) {
     log('encodings: get, list and watch in JSON, protobuf and CBOR on one server');
     encodings = await encodingsSection(cfg, log);
@@ -201,6 +215,8 @@ async function main(): Promise<void> {
     ...(admission.length > 0 ? { admission } : {}),
     ...(admissionPolicy.length > 0 ? { admissionPolicy } : {}),
     ...(encodings ? { encodings } : {}),
+    ...(depthChecks.length > 0 ? { depthChecks } : {}),
+    ...(lastResort.length > 0 ? { lastResort } : {}),
     totalSeconds: round((performance.now() - began) / 1000, 1),
   };
   const dir = join(ROOT, 'bench', 'results');

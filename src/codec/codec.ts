@@ -10,7 +10,7 @@ import { CBOR_TYPE, JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from '.
 import { encodeCbor } from './cbor/encode.js';
 import { CborBodyError, decodeCborObjectBody } from './cbor/body.js';
 import { goJsonText, goShapedObject } from './go-json.js';
-import { decodeProtobufObject, encodeProtobufList, encodeProtobufObject, ProtobufCodecError, type TypeInfo } from './protobuf/index.js';
+import { decodeProtobufObject, encodeProtobufList, encodeProtobufObject, envelopeType, ProtobufCodecError, ProtobufEnvelopeError, type TypeInfo } from './protobuf/index.js';
 
 /**
  * Serialization of JSON values to and from the wire encodings the server
@@ -141,10 +141,35 @@ export class DecodeError extends Error {
 }
 
 /**
+ * A JSON or YAML body whose apiVersion and kind could not be read: it is not
+ * JSON (or not an object), or not YAML that converts to JSON. kube's JSON and
+ * YAML serializers return no group/version/kind then, so its create and
+ * update handlers call the body unrecognized (decode-error-text.ts).
+ */
+export class KindUnreadableError extends DecodeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KindUnreadableError';
+  }
+}
+
+/** A body whose kind and version were read, but not the rest: kube's "<kind> in version <v> cannot be handled as a <endpoint kind>". */
+export class TypedDecodeError extends DecodeError {
+  constructor(
+    readonly bodyKind: string,
+    readonly bodyVersion: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TypedDecodeError';
+  }
+}
+
+/**
  * YAML whose JSON conversion nests past encoding/json's limit; `jsonError` is
  * that decoder's error, which callers wrap as kube's decoders do.
  */
-export class JsonDepthError extends DecodeError {
+export class JsonDepthError extends KindUnreadableError {
   readonly jsonError: string;
   constructor(char: '{' | '[') {
     const cause = `invalid character '${char}' exceeded max depth`;
@@ -169,7 +194,7 @@ export function decode(body: Buffer, encoding: Encoding, expected?: Partial<Type
       const decoded = decodeProtobufObject(body, expected);
       return { ...decoded.object, apiVersion: decoded.apiVersion, kind: decoded.kind };
     } catch (err) {
-      if (err instanceof ProtobufCodecError) throw new DecodeError(err.message);
+      if (err instanceof ProtobufCodecError) throw protobufBodyError(err, body, expected);
       throw err;
     }
   }
@@ -187,10 +212,10 @@ export function decode(body: Buffer, encoding: Encoding, expected?: Partial<Type
     try {
       value = JSON.parse(text);
     } catch {
-      throw new DecodeError(describeJsonError(text));
+      throw new KindUnreadableError(describeJsonError(text));
     }
     // JSON.parse takes any depth; every walk after it relies on this bound (nesting.ts).
-    if (jsonNestingExceeds(text, MAX_NESTING_DEPTH)) throw new DecodeError(describeJsonError(text));
+    if (jsonNestingExceeds(text, MAX_NESTING_DEPTH)) throw new KindUnreadableError(describeJsonError(text));
     return value;
   }
   try {
@@ -207,13 +232,30 @@ export function decode(body: Buffer, encoding: Encoding, expected?: Partial<Type
     return value;
   } catch (err) {
     if (err instanceof DecodeError) throw err;
-    throw new DecodeError(`error converting YAML to JSON: ${(err as Error).message.split('\n')[0]}`);
+    throw new KindUnreadableError(`error converting YAML to JSON: ${(err as Error).message.split('\n')[0]}`);
   }
+}
+
+/**
+ * kube's protobuf serializer returns no kind for a body whose envelope it
+ * cannot read (or that names no kind), and the envelope's kind when the
+ * message inside fails (runtime/serializer/protobuf/protobuf.go Decode).
+ */
+function protobufBodyError(err: ProtobufCodecError, body: Buffer, expected: Partial<TypeInfo> | undefined): DecodeError {
+  if (err instanceof ProtobufEnvelopeError) return new KindUnreadableError(err.message);
+  let type: TypeInfo;
+  try {
+    type = envelopeType(body, expected);
+  } catch {
+    return new KindUnreadableError(err.message);
+  }
+  if (type.kind === '') return new KindUnreadableError(err.message);
+  const slash = type.apiVersion.indexOf('/');
+  return new TypedDecodeError(type.kind, slash < 0 ? type.apiVersion : type.apiVersion.slice(slash + 1), err.message);
 }
 
 /** The 400 message for a body JSON.parse (or the depth limit) refused, with Go's wording of the fault. */
 function describeJsonError(text: string): string {
-  if (text.trim() === '') return 'Object \'Kind\' is missing in \'\'';
   let msg = 'unexpected end of JSON input';
   try {
     parseJsonAst(text, MAX_NESTING_DEPTH);

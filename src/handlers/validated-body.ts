@@ -1,9 +1,8 @@
 import { checkCustomResourceFields } from '../apiextensions/schema/index.js';
-import { decode, DecodeError } from '../codec/codec.js';
 import { CBOR_TYPE, JSON_TYPE, YAML_TYPE } from '../codec/media-type.js';
 import { checkFields } from '../validation/fields/index.js';
-import { contentTypeOf, readBody, readObjectBody } from '../http/body.js';
-import { badRequest, unsupportedMediaType } from '../machinery/errors.js';
+import { contentTypeOf, decodeObjectBody, readBody, readObjectBody } from '../http/body.js';
+import { unsupportedMediaType } from '../machinery/errors.js';
 import type { FieldValidation } from './options.js';
 import type { ResourceScope } from './scope.js';
 
@@ -27,15 +26,9 @@ export async function readValidatedBody(scope: ResourceScope, level: FieldValida
   const cbor = type === CBOR_TYPE && ctx.cbor;
   if (type !== JSON_TYPE && type !== YAML_TYPE && !cbor) return readObjectBody(ctx, scope.typeInfo);
   let raw = await readBody(ctx);
-  let decoded: unknown;
-  try {
-    decoded = decode(raw, cbor ? CBOR_TYPE : type, scope.typeInfo);
-    // Field validation reads JSON text; a CBOR body has no duplicate keys left to find (decoding refused them).
-    if (cbor) raw = Buffer.from(JSON.stringify(decoded));
-  } catch (err) {
-    if (err instanceof DecodeError) throw badRequest(err.message);
-    throw err;
-  }
+  const decoded = decodeObjectBody(raw, cbor ? CBOR_TYPE : type, scope.typeInfo);
+  // Field validation reads JSON text; a CBOR body has no duplicate keys left to find (decoding refused them).
+  if (cbor) raw = Buffer.from(JSON.stringify(decoded));
   const custom = scope.descriptor.schema.customResource?.(info.definition);
   const endpoint = { group: info.group, version: info.version, kind: info.kind };
   const contentType = type === YAML_TYPE ? 'yaml' : 'json';

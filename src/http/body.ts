@@ -1,8 +1,10 @@
 import type { Socket } from 'node:net';
-import { decode, DecodeError } from '../codec/codec.js';
+import { cannotBeHandledMessage, unrecognizedObjectMessage } from '../codec/decode-error-text.js';
+import { decode, DecodeError, KindUnreadableError, TypedDecodeError } from '../codec/codec.js';
 import { advertisedTypes, CBOR_TYPE, JSON_TYPE, parseMediaType, PROTOBUF_TYPE, YAML_TYPE, type Encoding } from '../codec/media-type.js';
 import type { TypeInfo } from '../codec/protobuf/index.js';
 import type { RequestContext } from '../machinery/context.js';
+import { typeMetaUnmarshalError } from '../machinery/go-compat.js';
 import { ApiError, badRequest, requestEntityTooLarge, timeout, unsupportedMediaType } from '../machinery/errors.js';
 
 /** kube-apiserver's --max-request-body-bytes default: 3 MiB. */
@@ -119,11 +121,32 @@ export async function readObjectBody(ctx: RequestContext, expected?: Partial<Typ
     ctx.req.resume();
     throw unsupportedMediaType(ctx.header('content-type') ?? '', advertisedTypes(ctx.cbor));
   }
-  const body = await readBody(ctx);
+  return decodeObjectBody(await readBody(ctx), type as Encoding, expected);
+}
+
+/**
+ * decode() for an object body (create, update), its failures worded as kube's
+ * transformDecodeError words them: a body whose kind could not be read
+ * (not JSON, JSON that is not an object, YAML that does not convert, an
+ * unreadable envelope) is unrecognized, quoting its first bytes; one whose
+ * kind was read "cannot be handled" (decode-error-text.ts).
+ */
+export function decodeObjectBody(body: Buffer, encoding: Encoding, expected?: Partial<TypeInfo>): unknown {
   try {
-    return decode(body, type as Encoding, expected);
+    const value = decode(body, encoding, expected);
+    // meta.Interpret reads the kind into a struct: any JSON but an object or null fails there.
+    if ((encoding === JSON_TYPE || encoding === YAML_TYPE) && value !== null && (typeof value !== 'object' || Array.isArray(value))) {
+      throw new KindUnreadableError(`couldn't get version/kind; json parse error: ${typeMetaUnmarshalError(value)}`);
+    }
+    return value;
   } catch (err) {
-    if (err instanceof DecodeError) throw badRequest(err.message);
+    if (err instanceof DecodeError) throw objectBodyError(err, body, expected?.kind);
     throw err;
   }
+}
+
+function objectBodyError(err: DecodeError, body: Buffer, kind: string | undefined): ApiError {
+  if (err instanceof KindUnreadableError && kind) return badRequest(unrecognizedObjectMessage(kind, err.message, body));
+  if (err instanceof TypedDecodeError && kind) return badRequest(cannotBeHandledMessage(err.bodyKind, err.bodyVersion, kind, err.message));
+  return badRequest(err.message);
 }

@@ -153,6 +153,8 @@ export function writeError(ctx: RequestContext, err: unknown): void {
   if (!expected && !clientGone) {
     ctx.logger.error(`${ctx.method} ${ctx.url.pathname}: ${(err as Error)?.stack ?? String(err)}`);
   }
+  // A response already complete (answered by the last line of defence, say) has nothing more to tell.
+  if (ctx.res.writableEnded) return;
   if (ctx.res.headersSent) {
     ctx.res.destroy();
     return;

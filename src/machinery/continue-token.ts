@@ -1,4 +1,5 @@
 import { badRequest } from './errors.js';
+import { JsonSyntaxError, parseJsonAst } from './json-decode.js';
 
 /**
  * Continue tokens of chunked lists, in kube-apiserver's format: base64url of
@@ -28,11 +29,12 @@ export function decodeContinue(text: string): ContinueToken {
     throw badRequest(`invalid continue token: ${why}`);
   };
   let parsed: unknown;
+  const raw = Buffer.from(text, 'base64url');
   try {
-    const raw = Buffer.from(text, 'base64url').toString('utf8');
-    parsed = JSON.parse(raw);
-  } catch (err) {
-    return bad(`continue key is not valid: ${(err as Error).message}`);
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch {
+    // json.Unmarshal's text, not V8's (which quotes the token back).
+    return bad(`continue key is not valid: ${goJsonSyntaxError(raw)}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return bad('continue key is not valid: malformed continue key');
   const p = parsed as Record<string, unknown>;
@@ -58,4 +60,13 @@ function cleanPath(path: string): string {
     else out.push(seg);
   }
   return `/${out.join('/')}`;
+}
+
+function goJsonSyntaxError(raw: Uint8Array): string {
+  try {
+    parseJsonAst(raw);
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) return err.message;
+  }
+  return 'unexpected end of JSON input';
 }

@@ -382,3 +382,12 @@ export function goSliceStable<T>(data: T[], less: (a: T, b: T) => boolean): void
     blockSize *= 2;
   }
 }
+
+/**
+ * encoding/json's error for a value that is not an object decoded into the
+ * TypeMeta struct kube's decoders read a kind with (meta.Interpret).
+ */
+export function typeMetaUnmarshalError(value: unknown): string {
+  const kind = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
+  return `json: cannot unmarshal ${kind} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`;
+}

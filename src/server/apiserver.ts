@@ -94,8 +94,9 @@ import { ensurePki, type ServerPki } from './pki.js';
 import { parseRequestInfo } from '../machinery/request-info.js';
 import { writeError, writePanic } from '../http/respond.js';
 import { ConnectionResponses } from './connections.js';
-import { installLastResort } from './last-resort.js';
+import { installLastResort, requestScopeIsCheap, runInRequest } from './last-resort.js';
 import { requestTimeout } from './filters/timeout.js';
+import { httpServerSettings } from './http-settings.js';
 import { maxInFlight } from './filters/max-in-flight.js';
 import { authentication } from './filters/authentication.js';
 import { authorization } from './filters/authorization.js';
@@ -153,6 +154,16 @@ export interface ApiServerOptions {
    * default is off.
    */
   lastResort?: boolean;
+  /**
+   * With lastResort: answer the request an exception or rejection escaped
+   * from at once (kube's panic answer, 500) instead of at --request-timeout,
+   * by entering an AsyncLocalStorage around each request's handling. Default:
+   * where that is cheap (Node 24+, server/last-resort.ts); on Node 20 it
+   * costs a noticeable share of every request's CPU.
+   */
+  attributeEscapes?: boolean;
+  /** Time to receive a request's headers; default kube's 32 s (server/http-settings.ts). Tests shorten it. */
+  readHeaderTimeoutMs?: number;
 }
 
 /**
@@ -216,6 +227,8 @@ export class ApiServer {
   private proxyClient: ProxyClientCertificate | undefined;
   private readonly connections = new ConnectionResponses();
   private uninstallLastResort: (() => void) | undefined;
+  /** Requests run inside last-resort.ts's request scope (options.attributeEscapes). */
+  private attributeEscapes = false;
   private synced = false;
   /** Resolves once every controller's informers have their initial state. */
   controllersSynced: Promise<void> = Promise.resolve();
@@ -242,7 +255,10 @@ export class ApiServer {
 
   async start(): Promise<void> {
     const cfg = this.config;
-    if (this.options.lastResort) this.uninstallLastResort = installLastResort(this.logger);
+    if (this.options.lastResort) {
+      this.uninstallLastResort = installLastResort(this.logger);
+      this.attributeEscapes = this.options.attributeEscapes ?? requestScopeIsCheap();
+    }
     if (cfg.dataDir !== undefined) mkdirSync(cfg.dataDir, { recursive: true });
     this.pki =
       this.options.pki ??
@@ -651,10 +667,11 @@ export class ApiServer {
 
   private listen(): Promise<void> {
     const cfg = this.config;
+    const settings = httpServerSettings(cfg.requestTimeout, this.options.readHeaderTimeoutMs);
     const server = createHttpsServer(
       {
-        // How often Node looks for requests past their header or body deadline.
-        connectionsCheckingInterval: cfg.requestTimeout > 0 ? Math.min(30_000, Math.max(100, cfg.requestTimeout / 4)) : 30_000,
+        connectionsCheckingInterval: settings.connectionsCheckingInterval,
+        maxHeaderSize: settings.maxHeaderSize,
         key: this.pki.serving.key,
         cert: this.pki.serving.cert,
         ...(this.pki.clientCa ? { ca: this.pki.clientCa } : {}),
@@ -664,14 +681,10 @@ export class ApiServer {
       },
       (req, res) => void this.handle(req, res),
     );
-    // Bodies are bounded by --request-timeout in readBody (a 504 Status);
-    // Node's own request timeout (408, connection closed) is the backstop for
-    // a body nobody reads. A request is complete once its body is, so
-    // watches, which have none, are never ended by it.
-    const requestTimeout = cfg.requestTimeout;
-    server.requestTimeout = requestTimeout > 0 ? requestTimeout + BODY_TIMEOUT_BACKSTOP_MS : 0;
-    server.headersTimeout = requestTimeout > 0 ? Math.min(HEADERS_TIMEOUT_MS, server.requestTimeout) : HEADERS_TIMEOUT_MS;
-    server.keepAliveTimeout = 65_000;
+    // A request is complete once its body is, so watches, which have none, are never ended by requestTimeout.
+    server.requestTimeout = settings.requestTimeout;
+    server.headersTimeout = settings.headersTimeout;
+    server.keepAliveTimeout = settings.keepAliveTimeout;
     server.on('clientError', this.connections.onClientError);
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
     server.on('secureConnection', raiseWriteHighWaterMark);
@@ -779,7 +792,7 @@ export class ApiServer {
     ctx.cbor = this.cborServing;
     ctx.upgrade = upgrade;
     try {
-      await this.handler(ctx);
+      await (this.attributeEscapes ? runInRequest(ctx, () => this.handler(ctx)) : this.handler(ctx));
     } catch (err) {
       // A tunnel's connection carries another protocol now: no HTTP answer can go there.
       if (ctx.hijacked) {
@@ -843,10 +856,6 @@ function requestLogLine(ctx: RequestContext): string {
   return `"HTTP" verb="${ctx.method}" URI="${ctx.req.url ?? ''}" latency="${latency.toFixed(3)}ms" userAgent="${ua}" audit-ID="${ctx.auditId}" srcIP="${ctx.req.socket.remoteAddress ?? ''}:${ctx.req.socket.remotePort ?? ''}" resp=${ctx.res.statusCode}`;
 }
 
-/** Node's own request timeout, the backstop for bodies nobody reads: this long after readBody's deadline. */
-const BODY_TIMEOUT_BACKSTOP_MS = 5000;
-/** Time to send a request's headers (Node's default; never more than the request timeout, as Node requires). */
-const HEADERS_TIMEOUT_MS = 60_000;
 
 /** kube-system Lease whose holder runs the leader-only work. */
 export const LEADER_LEASE_NAME = 'capstan-leader';

@@ -40,8 +40,10 @@ export class ConnectionResponses {
   readonly onClientError = (err: NodeJS.ErrnoException, socket: Socket): void => {
     if (this.failed.has(socket)) return;
     this.failed.add(socket);
-    // A client that reset the connection gets nothing; one that merely stopped reading is dropped.
-    if (err.code === 'ECONNRESET' || !socket.writable) {
+    // A client that reset the connection gets nothing; one that merely stopped reading is dropped;
+    // one past its header deadline (or a body nobody read past the backstop) too: Go's server
+    // answers a read that timed out with nothing ("don't reply", net/http server.go).
+    if (err.code === 'ECONNRESET' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || !socket.writable) {
       socket.destroy();
       return;
     }
@@ -52,8 +54,6 @@ export class ConnectionResponses {
       setTimeout(() => socket.destroy(), 1000).unref();
     };
     if ((this.pending.get(socket) ?? 0) === 0) answer();
-    // A request past its header or body deadline is itself still pending: nothing to wait for.
-    else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') socket.destroy();
     else {
       const waiters = this.idleWaiters.get(socket) ?? [];
       waiters.push(answer);
@@ -64,12 +64,7 @@ export class ConnectionResponses {
 
 /** Go's net/http answers to requests it cannot read (plain text, connection closed). */
 function rawErrorResponse(err: NodeJS.ErrnoException): string {
-  const [code, text] =
-    err.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'Request Header Fields Too Large']
-      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout']
-        : [400, 'Bad Request'];
+  const [code, text] = err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
   const body = `${code} ${text}`;
   return `HTTP/1.1 ${code} ${text}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
 }

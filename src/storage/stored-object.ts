@@ -1,4 +1,5 @@
 import { parseJsonAst, JsonSyntaxError } from '../machinery/json-decode.js';
+import { typeMetaUnmarshalError } from '../machinery/go-compat.js';
 import { ApiError, qualifiedResource, type GroupResource, type StatusCause } from '../machinery/errors.js';
 import type { KeyValue } from './store.js';
 import { metaOf, type KubeObject } from '../machinery/object.js';
@@ -73,7 +74,7 @@ function internalPackage(group: string): string {
 function undecodable(value: unknown, group: string, kind: string): string | undefined {
   if (value === null) return "Object 'Kind' is missing in 'null'";
   if (typeof value !== 'object' || Array.isArray(value)) {
-    return `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`;
+    return `couldn't get version/kind; json parse error: ${typeMetaUnmarshalError(value)}`;
   }
   const obj = value as KubeObject;
   // Objects the server wrote always carry their kind; programmatic writes may leave it out.

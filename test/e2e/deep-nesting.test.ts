@@ -34,6 +34,11 @@ function depthOf(v: unknown): number {
 /** The stored object without what the server adds at the top (metadata's fields are shallow). */
 const revision = (name: string, data: string): string => `{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"${name}"},"revision":1,"data":${data}}`;
 const revisionYaml = (name: string, data: string): string => `apiVersion: apps/v1\nkind: ControllerRevision\nmetadata:\n  name: ${name}\nrevision: 1\ndata: ${data}\n`;
+/** kube's 400 for a ControllerRevision body whose kind could not be read: the cause, then its first 30 bytes (summarizeData: text after '{', else hex). */
+const unrecognized = (cause: string, body: string): string => {
+  const head = Buffer.from(body).subarray(0, 30);
+  return `the object provided is unrecognized (must be of type ControllerRevision): ${cause} (${body.startsWith('{') ? head.toString() : head.toString('hex')} ...)`;
+};
 
 describe('nesting depth: 10,000 levels work everywhere, 10,001 are refused as kube refuses them', () => {
   let server: TestServer;
@@ -107,12 +112,13 @@ describe('nesting depth: 10,000 levels work everywhere, 10,001 are refused as ku
       const data = kind.nest(10000);
       const jsonDepth = `invalid character '${kind.open}' exceeded max depth`;
       const cases: Array<[string, string, string, string, string]> = [
-        ['POST', PATH, revision(name, data), 'application/json', `couldn't get version/kind; json parse error: ${jsonDepth}`],
+        // Create and update: the decoder read no kind, so kube's transformDecodeError calls the body unrecognized.
+        ['POST', PATH, revision(name, data), 'application/json', unrecognized(`couldn't get version/kind; json parse error: ${jsonDepth}`, revision(name, data))],
         // The body's text has 10,001 flow levels: go-yaml refuses it.
-        ['POST', PATH, revision(name, data), 'application/yaml', 'error converting YAML to JSON: yaml: exceeded max depth of 10000'],
+        ['POST', PATH, revision(name, data), 'application/yaml', unrecognized('error converting YAML to JSON: yaml: exceeded max depth of 10000', revision(name, data))],
         // 10,000 flow levels under a block mapping: go-yaml takes them, the JSON they make is 10,001 deep.
-        ['POST', PATH, revisionYaml(name, data), 'application/yaml', `couldn't get version/kind; json parse error: ${jsonDepth}`],
-        ['PUT', `${PATH}/maps-9999`, revision('maps-9999', data), 'application/json', `couldn't get version/kind; json parse error: ${jsonDepth}`],
+        ['POST', PATH, revisionYaml(name, data), 'application/yaml', unrecognized(`couldn't get version/kind; json parse error: ${jsonDepth}`, revisionYaml(name, data))],
+        ['PUT', `${PATH}/maps-9999`, revision('maps-9999', data), 'application/json', unrecognized(`couldn't get version/kind; json parse error: ${jsonDepth}`, revision('maps-9999', data))],
         ['PATCH', `${PATH}/maps-9999`, `{"data":${data}}`, 'application/merge-patch+json', 'Invalid JSON Patch'],
         ['PATCH', `${PATH}/maps-9999`, `{"data":${data}}`, 'application/strategic-merge-patch+json', jsonDepth],
         ['PATCH', `${PATH}/maps-9999`, `[{"op":"replace","path":"/data","value":${kind.nest(10000)}}]`, 'application/json-patch+json', jsonDepth],
@@ -132,9 +138,10 @@ describe('nesting depth: 10,000 levels work everywhere, 10,001 are refused as ku
   }
 
   it('go-yaml names the line of a flow collection past its limit', async () => {
-    const res = await send('POST', PATH, revisionYaml('line', KINDS.arrays.nest(10001)), 'application/yaml');
+    const body = revisionYaml('line', KINDS.arrays.nest(10001));
+    const res = await send('POST', PATH, body, 'application/yaml');
     assert.equal(res.status, 400);
-    assert.equal(res.json.message, 'error converting YAML to JSON: yaml: line 6: exceeded max depth of 10000');
+    assert.equal(res.json.message, unrecognized('error converting YAML to JSON: yaml: line 6: exceeded max depth of 10000', body));
   });
 
   it('a strategic merge patch with a deep $setElementOrder gets its 422, printed whole (was: 500 while printing it; fuzz seed 11)', async () => {

@@ -6,7 +6,7 @@ import { formatSummary, runFuzz } from '../fuzz/runner.js';
  * The CI-bounded fuzz run (issue 10): generated bodies, patches, query strings
  * and headers for several resource types against an in-process server. What
  * is checked and what is generated: test/fuzz/runner.ts, test/fuzz/generators.ts
- * (inputs left to the limits work are listed there, behind GENERATE_HOSTILE_SIZES).
+ * (the costly inputs at and past the limits are behind GENERATE_HOSTILE_SIZES).
  * FUZZ_SEED replays a run; FUZZ_CI_CASES changes its size. `npm run fuzz` runs long.
  */
 

@@ -120,6 +120,35 @@ describe('hostile patches', () => {
         'failed to create typed patch object (/cm; /v1, Kind=ConfigMap): .data.x: expected string, got &value.valueUnstructured{Value:5}',
       );
     });
+    it('numbers beyond float64 in YAML (1e400) stay the strings go-yaml resolves them to (sigs.k8s.io/yaml goyaml.v2 resolve.go)', async () => {
+      const r = await apply('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  x: y\n  big: 1e400\n  small: -1e400\n  edge: 2e308\n');
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(r.json.data, { x: 'y', big: '1e400', small: '-1e400', edge: '2e308' });
+      // Where a number belongs, the string is the field manager's type error, as in kube.
+      const pod = await http(client, 'PATCH', `${NS}/pods/p?fieldManager=m`, {
+        body: 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  activeDeadlineSeconds: 1e400\n',
+        headers: { 'Content-Type': 'application/apply-patch+yaml' },
+      });
+      assertStatus(pod, 500, undefined, 'failed to create typed patch object (/p; /v1, Kind=Pod): .spec.activeDeadlineSeconds: expected numeric (int or float), got string');
+    });
+    it("YAML's special floats (.inf, -.inf, .nan) are 400 \"error decoding YAML\" from sigs.k8s.io/yaml's JSON conversion, nothing changes", async () => {
+      const before = await live('configmaps/cm');
+      for (const [literal, go] of [['.inf', '+Inf'], ['-.Inf', '-Inf'], ['!!float .nan', 'NaN']] as const) {
+        // In a string field, in a number field and in a field no schema knows: the conversion fails before any of them is looked at.
+        for (const body of [
+          `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  x: ${literal}\n`,
+          `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\nunknown: [${literal}]\n`,
+        ]) {
+          assertStatus(await apply(body), 400, 'BadRequest', `error decoding YAML: error converting YAML to JSON: json: unsupported value: ${go}`);
+        }
+        const pod = await http(client, 'PATCH', `${NS}/pods/p?fieldManager=m`, {
+          body: `apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  activeDeadlineSeconds: ${literal}\n`,
+          headers: { 'Content-Type': 'application/apply-patch+yaml' },
+        });
+        assertStatus(pod, 400, 'BadRequest', `error decoding YAML: error converting YAML to JSON: json: unsupported value: ${go}`);
+      }
+      assert.deepEqual(await live('configmaps/cm'), before);
+    });
     it('a wrongly typed apiVersion: 400 from the version check', async () => {
       assertStatus(await apply('{"apiVersion":5,"kind":"ConfigMap","metadata":{"name":"cm"}}'), 400, 'BadRequest', 'invalid object type: /, Kind=ConfigMap');
     });

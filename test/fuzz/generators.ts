@@ -13,20 +13,19 @@ import { dump } from 'js-yaml';
  *   - YAML anchors and aliases (billion laughs, self-referencing aliases);
  *   - YAML special floats (.nan, .inf) and out-of-range numbers in YAML.
  * Each of these has a regression test of its own (test/e2e/hostile-input,
- * hostile-patches, deep-nesting). Off by default: a run holds multi-MB
- * bodies and takes far longer (20,000 cases ≈ 3 min, peak RSS ≈ 1.3 GB).
+ * hostile-patches, deep-nesting). Off by default for its cost, not for
+ * failures: a run holds multi-MB bodies and takes far longer (24,000 cases
+ * ≈ 8.5 min, peak RSS ≈ 1.3 GB: bench/results/fuzz-long-run.md).
  * Seeds 11, 12 and 13 failed on deep values printed recursively (a strategic
  * merge patch's error, SMD's "expected map, got &{…}"); fixed, with tests.
  *
- * GENERATE_NULL_ITEMS=1 lets lists hold null. Off by default: Go decodes a
- * null item of a typed list to the zero value (then validation answers 422);
- * Capstan keeps the null: a Service with `spec.ports: [null]` is a 500 from
- * src/registry/services/service-store.ts, a ConfigMap with
- * `metadata.ownerReferences: [null]` is stored as sent.
+ * Lists may hold null (Go decodes a null item of a typed list to the zero
+ * value, then validation answers 422; prune.ts zeroNullElements does the
+ * same); GENERATE_NULL_ITEMS=0 leaves nulls out.
  */
 
 export const GENERATE_HOSTILE_SIZES = process.env.GENERATE_HOSTILE_SIZES === '1';
-export const GENERATE_NULL_ITEMS = process.env.GENERATE_NULL_ITEMS === '1';
+export const GENERATE_NULL_ITEMS = process.env.GENERATE_NULL_ITEMS !== '0';
 
 
 /** Nesting of generated values; deeper ones come as RawJson text (fast-check and js-yaml recurse). */

@@ -167,6 +167,12 @@ export function credentialsFrom(kubeconfigPath: string): Credentials {
   };
 }
 
+/** URL and admin credentials of an in-process ApiServer, for http(). */
+export function inProcessClient(server: { url: string; adminKubeconfig(): { caPem?: string; clientCertPem: string; clientKeyPem: string } }): { url: string; creds: Credentials } {
+  const kc = server.adminKubeconfig();
+  return { url: server.url, creds: { ca: kc.caPem ?? '', cert: kc.clientCertPem, key: kc.clientKeyPem } };
+}
+
 export interface HttpResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;

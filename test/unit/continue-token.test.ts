@@ -54,7 +54,9 @@ describe('decodeContinue accepts what path.Clean leaves alone', () => {
 describe('decodeContinue rejects (400 BadRequest)', () => {
   const P = 'invalid continue token: continue key is not valid';
   const cases: Array<{ name: string; text: string; message: string | RegExp }> = [
-    { name: 'not JSON', text: b64('not json'), message: new RegExp(`^${P}: `) },
+    { name: 'not JSON', text: b64('not json'), message: `${P}: invalid character 'o' in literal null (expecting 'u')` },
+    { name: 'bytes that are not JSON (no V8 text quoting them back)', text: 'a'.repeat(10000), message: `${P}: invalid character 'i' looking for beginning of value` },
+    { name: 'nothing', text: b64(''), message: `${P}: unexpected end of JSON input` },
     { name: 'not base64 JSON at all', text: 'abc', message: new RegExp(`^${P}: `) },
     { name: 'a JSON array', text: token([1]), message: `${P}: malformed continue key` },
     { name: 'a JSON string', text: token('x'), message: `${P}: malformed continue key` },

@@ -268,6 +268,9 @@ test('Service defaults by type', () => {
     type: 'ClusterIP',
     internalTrafficPolicy: 'Cluster',
   });
+  // A port without a number (Go's zero ServicePort, from `ports: [null]`): targetPort takes its 0, as SetDefaults_Service does.
+  const zero = defaulted('', 'v1', 'Service', { spec: { ports: [{}] } });
+  assert.deepEqual((zero.spec as { ports: unknown[] }).ports, [{ protocol: 'TCP', targetPort: 0 }]);
   const lb = defaulted('', 'v1', 'Service', { spec: { type: 'LoadBalancer', sessionAffinity: 'ClientIP', ports: [{ port: 443 }] } });
   const spec = lb.spec as any;
   assert.equal(spec.externalTrafficPolicy, 'Cluster');

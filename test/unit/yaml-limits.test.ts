@@ -86,6 +86,17 @@ describe('YAML decoding limits, as go-yaml v2 (issue 10)', () => {
     assert.equal(decodeError('a: [-.Inf]\n'), 'error converting YAML to JSON: json: unsupported value: -Inf');
   });
 
+  it('keeps plain scalars beyond float64 (1e400) as strings, as go-yaml v2 resolves them, in block, flow and deep flow collections', () => {
+    // goyaml.v2 resolve.go: strconv.ParseFloat fails with ErrRange, so the scalar is a !!str.
+    assert.deepEqual(decodeYaml('a: 1e400\nb: -1e400\nc: 2e308\nd: 1.5e308\n'), { a: '1e400', b: '-1e400', c: '2e308', d: 1.5e308 });
+    assert.deepEqual(decodeYaml('a: [1e400, -1E400, 1.0e+400]\n'), { a: ['1e400', '-1E400', '1.0e+400'] });
+    // Past 500 flow levels the deep-flow reader resolves scalars itself.
+    const deep = decodeYaml(`a: ${'['.repeat(600)}1e400, 7${']'.repeat(600)}\n`) as { a: unknown };
+    let inner: unknown = deep.a;
+    while (Array.isArray(inner) && Array.isArray(inner[0])) inner = inner[0];
+    assert.deepEqual(inner, ['1e400', 7]);
+  });
+
   it("bounds nesting at decode as kube does: go-yaml's 10,000 flow levels, then encoding/json's 10,000 levels of the converted JSON", () => {
     const arrays = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
     assert.equal(depthOf(decodeYaml(`a: ${arrays(9999)}\n`)), 10000);

@@ -9,6 +9,7 @@
  * patched document, as for built-in types.
  */
 
+import { cannotBeHandledMessage } from '../../codec/decode-error-text.js';
 import { badRequest } from '../../machinery/errors.js';
 import { goJsonEncode, strconvQuote } from '../../machinery/go-compat.js';
 import { type JsonObject, type JsonValue, isJsonObject } from '../../machinery/json-value.js';
@@ -54,7 +55,7 @@ export function checkCustomResourceFields(schema: CustomResourceSchema, input: C
   const errs: string[] = [];
   const fail = (err: string): Error => {
     const gvk = bodyKind(input.decoded, input.endpoint);
-    return badRequest(`${gvk.kind} in version ${strconvQuote(gvk.version)} cannot be handled as a ${input.endpoint.kind}: ${err}`);
+    return badRequest(cannotBeHandledMessage(gvk.kind, gvk.version, input.endpoint.kind, err));
   };
   if (strict) {
     if (input.contentType === 'yaml') {

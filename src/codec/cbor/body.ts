@@ -1,4 +1,5 @@
 import { isRecord } from '../../machinery/json.js';
+import { cannotBeHandledMessage, unrecognizedObjectMessage } from '../decode-error-text.js';
 import { CborDecodeError, decodeCbor, readTypeMeta, topLevelTypeName } from './decode.js';
 
 /**
@@ -15,13 +16,6 @@ export class CborBodyError extends Error {
   }
 }
 
-/** kube's summarizeData(body, 30) for bodies that do not start with '{'. */
-function summarize(body: Buffer): string {
-  if (body.length === 0) return '<empty>';
-  if (body[0] === 0x7b) return body.length > 30 ? `${body.subarray(0, 30).toString('latin1')} ...` : body.toString('latin1');
-  return body.length > 30 ? `${body.subarray(0, 30).toString('hex')} ...` : body.toString('hex');
-}
-
 function versionOf(apiVersion: string): string {
   const slash = apiVersion.indexOf('/');
   return slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
@@ -29,8 +23,7 @@ function versionOf(apiVersion: string): string {
 
 export function decodeCborObjectBody(body: Buffer, endpoint: { kind?: string | undefined; apiVersion?: string | undefined }, maxDepth: number): unknown {
   const kind = endpoint.kind ?? '';
-  const unrecognized = (msg: string): CborBodyError =>
-    new CborBodyError(`the object provided is unrecognized (must be of type ${kind}): unable to determine group/version/kind: ${msg} (${summarize(body)})`);
+  const unrecognized = (msg: string): CborBodyError => new CborBodyError(unrecognizedObjectMessage(kind, `unable to determine group/version/kind: ${msg}`, body));
   let value: unknown;
   try {
     value = decodeCbor(body, maxDepth);
@@ -41,7 +34,7 @@ export function decodeCborObjectBody(body: Buffer, endpoint: { kind?: string | u
     if (!meta) throw unrecognized(err.message);
     const bodyKind = meta.kind || kind;
     const version = meta.apiVersion ? versionOf(meta.apiVersion) : versionOf(endpoint.apiVersion ?? '');
-    throw new CborBodyError(`${bodyKind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${err.message}`);
+    throw new CborBodyError(cannotBeHandledMessage(bodyKind, version, kind, err.message));
   }
   if (value !== null && !isRecord(value)) throw unrecognized(`cbor: cannot unmarshal ${topLevelTypeName(body)} into Go value of type v1.TypeMeta`);
   return value;

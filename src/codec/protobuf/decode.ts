@@ -38,6 +38,28 @@ export function decodeValue(msg: Message, buf: Buffer, start: number, end: numbe
  * (kind and apiVersion of a top-level object, which live in the envelope).
  */
 export function decodeObject(msg: Message, buf: Buffer, start: number, end: number, head?: JsonObject): JsonObject {
+  if (messageDepth >= MAX_MESSAGE_DEPTH) throw new ProtobufDecodeError(RECURSION_DEPTH_MESSAGE);
+  messageDepth++;
+  try {
+    return decodeFields(msg, buf, start, end, head);
+  } finally {
+    messageDepth--;
+  }
+}
+
+/**
+ * Messages nested in messages, here or through RawExtensions holding
+ * envelopes (each one more level of this decoder's recursion): no built-in
+ * type nests more than a few dozen deep, so a body nesting deeper is refused
+ * (400) before the stack runs out. kube's generated unmarshalers set no bound
+ * and never decode a RawExtension's envelope (they keep its bytes); the
+ * message is the Go protobuf runtime's for its own recursion limit.
+ */
+const MAX_MESSAGE_DEPTH = 100;
+const RECURSION_DEPTH_MESSAGE = 'exceeded maximum recursion depth';
+let messageDepth = 0;
+
+function decodeFields(msg: Message, buf: Buffer, start: number, end: number, head: JsonObject | undefined): JsonObject {
   const fields = msg.fields;
   const index = msg.indexByNumber;
   const values: unknown[] = new Array(fields.length);

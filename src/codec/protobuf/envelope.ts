@@ -100,6 +100,13 @@ export function decodeEnveloped(bytes: Uint8Array, defaults?: Partial<TypeInfo>)
   return { apiVersion, kind, object, contentType: u.contentType };
 }
 
+/** The type an enveloped object names, completed from `defaults` as decodeEnveloped completes it (kind '' when neither names one). */
+export function envelopeType(bytes: Uint8Array, defaults?: Partial<TypeInfo>): TypeInfo {
+  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const u = readUnknown(buf);
+  return { apiVersion: u.apiVersion || defaults?.apiVersion || '', kind: u.kind || defaults?.kind || '' };
+}
+
 setNestedEnvelopeDecoder((bytes) => decodeEnveloped(bytes).object);
 
 /** Resolves the type of an object to encode: its own kind/apiVersion, else the defaults. */

@@ -21,7 +21,7 @@ export {
   ProtobufUnsupportedKindError,
 } from './errors.js';
 export type { DecodedObject, TypeInfo } from './envelope.js';
-export { hasEnvelopePrefix } from './envelope.js';
+export { envelopeType, hasEnvelopePrefix } from './envelope.js';
 export { decodeWatchEvents, decodeWatchEventMessage, encodeWatchEvent, type DecodedWatchEvent, type WatchEventType } from './watch.js';
 export { composeProtobufList, encodeProtobufMessage, envelopeMessage, frameWatchEvent, watchEventFrameHeader, type ProtobufListMeta } from './compose.js';
 

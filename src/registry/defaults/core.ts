@@ -28,8 +28,8 @@ export function defaultService(svc: KubeObject): void {
   defaultString(spec, 'type', 'ClusterIP');
   for (const port of objectsAt(spec, 'ports')) {
     defaultString(port, 'protocol', 'TCP');
-    // targetPort is an IntOrString: 0 and "" both mean unset.
-    if (isNil(port.targetPort) || port.targetPort === 0 || port.targetPort === '') port.targetPort = port.port;
+    // targetPort is an IntOrString: 0 and "" both mean unset. It takes Port's int32, 0 when unset (a `ports: [null]` item).
+    if (isNil(port.targetPort) || port.targetPort === 0 || port.targetPort === '') port.targetPort = isNil(port.port) ? 0 : port.port;
   }
   const type = spec.type;
   const externallyAccessible =

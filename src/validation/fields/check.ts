@@ -32,6 +32,7 @@ import { type JsonAst, JsonSyntaxError, parseJsonAst } from '../../machinery/jso
 import { firstOutOfRange } from '../../patch/out-of-range-numbers.js';
 import type { JsonValue } from '../../machinery/json-value.js';
 import { ApiError, badRequest } from '../../machinery/errors.js';
+import { cannotBeHandledMessage } from '../../codec/decode-error-text.js';
 import { convertUnstructured } from './converter.js';
 import { strconvQuote } from '../../machinery/go-compat.js';
 import { scanJson } from './json-scan.js';
@@ -115,7 +116,7 @@ export function goDecodeError(json: string, definition: string, definitions?: Sc
 /** transformDecodeError: the 400 for a body the decoder rejected. */
 function decodeError(decoded: unknown, endpoint: EndpointKind, err: string): ApiError {
   const gvk = bodyKind(decoded, endpoint);
-  return badRequest(`${gvk.kind} in version ${strconvQuote(gvk.version)} cannot be handled as a ${endpoint.kind}: ${err}`);
+  return badRequest(cannotBeHandledMessage(gvk.kind, gvk.version, endpoint.kind, err));
 }
 
 /** runtime.NewStrictDecodingError(errs).Error() */
