@@ -227,7 +227,7 @@ export function renderMarkdown(r: Report): string {
       '',
       '| operation | CPU µs without | CPU µs with | cost |',
       '|---|---:|---:|---:|',
-      ...r.lastResort.map((l) => `| ${l.operation} | ${l.offUs} | ${l.onUs} | ${l.costPct >= 0 ? "+" : ""}${l.costPct} % |`),
+      ...r.lastResort.map((l) => `| ${l.operation} | ${l.offUs} | ${l.onUs} | ${l.costPct >= 0 ? '+' : ''}${l.costPct} % |`),
       '',
     );
   }
