@@ -78,6 +78,3 @@ export function nonNegative(value: unknown, field: string): FieldError[] {
 export function inclusiveRange(lo: number, hi: number): string {
   return `must be between ${lo} and ${hi}, inclusive`;
 }
-
-/** A pre-rendered Go %#v form, for values kube renders as Go structs, maps or slices. */
-
