@@ -1,5 +1,4 @@
 import { fieldErrorString, type FieldError } from '../machinery/errors.js';
-import { goRepr } from '../machinery/field-value.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './admission.js';
 import { tooManyRequestsError } from './errors.js';
 
@@ -44,7 +43,7 @@ export function eventRateLimitConfiguration(configuration: unknown): EventLimit[
   const items = (rawLimits ?? []) as unknown[];
   const limits = items.map((item) => decodeLimit(item));
   const errs: FieldError[] = [];
-  if (limits.length === 0) errs.push({ type: 'FieldValueInvalid', field: 'limits', value: goRepr(rawLimits ? '[]eventratelimit.Limit{}' : '[]eventratelimit.Limit(nil)'), detail: 'must not be empty' });
+  if (limits.length === 0) errs.push({ type: 'FieldValueInvalid', field: 'limits', value: rawLimits ? [] : null, detail: 'must not be empty' });
   limits.forEach((l, i) => {
     const path = `limits[${i}]`;
     if (!LIMIT_TYPES.includes(l.type)) errs.push({ type: 'FieldValueNotSupported', field: `${path}.type`, value: l.type, supported: [...LIMIT_TYPES] });

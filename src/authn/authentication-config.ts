@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { load } from 'js-yaml';
 import { fieldErrorString, type FieldError } from '../machinery/errors.js';
-import { goQuote, goRepr } from '../machinery/field-value.js';
+import { goStruct } from '../machinery/field-value.js';
 import { compileAuthnExpression, type ExpressionInput, type ExpressionResult } from './claim-expressions.js';
 
 /**
@@ -184,7 +184,7 @@ export function validateAuthenticationConfig(c: AuthenticationConfiguration, ctx
   if (c.anonymous) {
     const conditions = c.anonymous.conditions ?? [];
     if (!c.anonymous.enabled && conditions.length > 0) {
-      errs.push({ type: 'FieldValueInvalid', field: 'anonymous.conditions', value: goRepr(`[]apiserver.AnonymousAuthCondition{${conditions.map((x) => `apiserver.AnonymousAuthCondition{Path:${goQuote(x.path)}}`).join(', ')}}`), detail: 'enabled should be set to true when conditions are defined' });
+      errs.push({ type: 'FieldValueInvalid', field: 'anonymous.conditions', value: conditions.map((x) => goStruct([['Path', x.path]])), detail: 'enabled should be set to true when conditions are defined' });
     }
     const seen = new Set<string>();
     conditions.forEach((cond, i) => {

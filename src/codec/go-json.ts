@@ -101,6 +101,16 @@ export function goJsonOf(msg: Message, v: unknown): unknown {
   return messageValue(msg, v, { ordered: false });
 }
 
+/**
+ * json.Marshal of a value of a versioned (json-tagged) API type, by its
+ * protobuf message name (e.g. k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector):
+ * what field.Error prints when a validator's bad value is such a struct.
+ */
+export function goTypedJsonText(typeName: string, v: unknown): string {
+  const walk: Walk = { ordered: false };
+  return stringify(messageValue(messageOf(typeName), v, walk), walk, undefined);
+}
+
 function stringify(value: unknown, walk: Walk, indent: number | undefined): string {
   const text = walk.ordered ? writeOrdered(value, indent ?? 0, '') : JSON.stringify(value, null, indent);
   return goEscapes(text);

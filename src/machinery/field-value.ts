@@ -1,44 +1,58 @@
 /**
- * How field.Error.ErrorBody prints a bad value: numbers and booleans plain,
- * strings quoted (%q), nil as "null", anything else with Go's %#v. JSON
- * values carry no Go type, so maps and lists print as the Go types kube's
- * validation holds for them (map[string]string, []string: labels, selectors,
- * cluster IPs); a validator that knows the Go struct passes a GoRepr.
+ * How field.Error.ErrorBody (apimachinery 1.36, pkg/util/validation/field/
+ * errors.go) prints a bad value: int/float/bool with %v, a string with %q,
+ * anything else as json.Marshal writes it (HTML-safe escapes, map keys
+ * sorted). A decoded JSON map or list is what kube's validator holds for
+ * labels, selectors' matchLabels, string lists and unstructured content, so
+ * it is written as that. A validator holding a Go struct, []byte or a time
+ * passes the text json.Marshal gives for it (goJson / goStruct).
  */
+import { compareGoStrings, goJsonEncode, goJsonString } from './go-compat.js';
+import type { JsonValue } from './json-value.js';
 
-/** A value already rendered as Go's %#v would print it (e.g. a struct). */
-export interface GoRepr {
-  goRepr: string;
+/** A bad value already written as Go's json.Marshal writes it. */
+export interface GoJson {
+  goJson: string;
 }
 
-export function goRepr(text: string): GoRepr {
-  return { goRepr: text };
+export function goJson(text: string): GoJson {
+  return { goJson: text };
+}
+
+/**
+ * json.Marshal of an internal API struct (pkg/apis/...): those carry no json
+ * tags, so every field is written under its Go name, in declaration order,
+ * zero values included. `fields` are [GoName, value] in that order; a value is
+ * a decoded JSON value or a GoJson.
+ */
+export function goStruct(fields: readonly (readonly [string, unknown])[]): GoJson {
+  return goJson(`{${fields.map(([name, v]) => `${goJsonString(name)}:${goJsonValue(v)}`).join(',')}}`);
+}
+
+export function isGoJson(value: unknown): value is GoJson {
+  return typeof value === 'object' && value !== null && typeof (value as GoJson).goJson === 'string';
+}
+
+/** json.Marshal of a decoded JSON value (undefined as null) or a GoJson. */
+export function goJsonValue(value: unknown): string {
+  if (value === undefined) return 'null';
+  if (isGoJson(value)) return value.goJson;
+  if (Array.isArray(value)) return `[${value.map(goJsonValue).join(',')}]`;
+  if (typeof value === 'object' && value !== null && Object.values(value).some(isGoJson)) {
+    const keys = Object.keys(value).sort(compareGoStrings);
+    return `{${keys.map((k) => `${goJsonString(k)}:${goJsonValue((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return goJsonEncode(value as JsonValue);
 }
 
 export function renderFieldValue(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'string') return goQuote(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (typeof value === 'object' && 'goRepr' in value && typeof (value as GoRepr).goRepr === 'string') return (value as GoRepr).goRepr;
-  return goSyntax(value);
+  return goJsonValue(value);
 }
 
 /** Go's %q for a string: JSON escaping is the same for printable text. */
 export function goQuote(s: string): string {
   return JSON.stringify(s);
-}
-
-/** %#v for the JSON shapes validation reports. */
-export function goSyntax(value: unknown): string {
-  if (Array.isArray(value)) {
-    if (value.every((v) => typeof v === 'string')) return `[]string{${value.map((v) => goQuote(v as string)).join(', ')}}`;
-    return `[]interface {}{${value.map(goSyntax).join(', ')}}`;
-  }
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    if (entries.every(([, v]) => typeof v === 'string')) return `map[string]string{${entries.map(([k, v]) => `${goQuote(k)}:${goQuote(v as string)}`).join(', ')}}`;
-    return `map[string]interface {}{${entries.map(([k, v]) => `${goQuote(k)}:${goSyntax(v)}`).join(', ')}}`;
-  }
-  if (typeof value === 'string') return goQuote(value);
-  return String(value);
 }

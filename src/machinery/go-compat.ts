@@ -269,7 +269,7 @@ export function goJsonNumber(n: number): string {
   return String(n);
 }
 
-/** Compact encoding/json text of a value; used for sizes, not for output. */
+/** Compact encoding/json text of a decoded JSON value (json.Marshal: map keys sorted, HTML-safe escapes). */
 export function goJsonEncode(v: JsonValue): string {
   return foldJson<string>(v, {
     leaf: (x) => (x === null ? 'null' : typeof x === 'string' ? goJsonString(x) : typeof x === 'number' ? goJsonNumber(x) : x ? 'true' : 'false'),

@@ -228,7 +228,7 @@ describe('CSR requester and validation (kube\'s csrStrategy)', { skip }, () => {
     };
     assert.equal(
       await refused('garbage', Buffer.from('hello').toString('base64'), 'example.com/signer', ['client auth']),
-      'The CertificateSigningRequest "garbage" is invalid: spec.request: Invalid value: []byte{0x68, 0x65, 0x6c, 0x6c, 0x6f}: PEM block type must be CERTIFICATE REQUEST',
+      'The CertificateSigningRequest "garbage" is invalid: spec.request: Invalid value: "aGVsbG8=": PEM block type must be CERTIFICATE REQUEST',
     );
     assert.equal(
       await refused('usages', req.request, 'example.com/signer', ['client auth', 'teleport', 'client auth'], 599),

@@ -123,7 +123,7 @@ describe('CRD schemas over the API', () => {
     assert.equal(
       r.json.message,
       'CustomResourceDefinition.apiextensions.k8s.io "typos.rules.example.com" is invalid: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: ' +
-        'Invalid value: apiextensions.ValidationRule{Rule:"self.replicas > \'1\'", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: ' +
+        'Invalid value: {"Rule":"self.replicas \\u003e \'1\'","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: ' +
         "compilation failed: ERROR: <input>:1:15: found no matching overload for '_>_' applied to '(int, string)'\n | self.replicas > '1'\n | ..............^",
     );
   });

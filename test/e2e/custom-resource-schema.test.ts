@@ -126,7 +126,7 @@ describe('custom resources through their structural schema', () => {
         'spec.color: Unsupported value: "purple": supported values: "red", "green", "blue", ' +
         `spec.name: Invalid value: "ABC": spec.name in body should match '^[a-z]+$', ` +
         'spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean", ' +
-        'spec.tags[2]: Duplicate value: "a", spec.ports[1]: Duplicate value: map[string]interface {}{"name":"x"}]',
+        'spec.tags[2]: Duplicate value: "a", spec.ports[1]: Duplicate value: {"name":"x"}]',
     );
 
     const missing = await http(c, 'POST', BASE, { body: widget('bad3', { name: 'abcdefghijkl' }) });

@@ -72,7 +72,7 @@ describe('service IP and node port allocation', () => {
     const before = await ipAddresses();
     const dup = await req('POST', '/api/v1/namespaces/svc/services', svc('b', { clusterIP: taken }));
     assert.equal(dup.status, 422);
-    assert.ok(dup.json.message.includes(`spec.clusterIPs: Invalid value: []string{"${taken}"}: failed to allocate IP ${taken}: provided IP is already allocated`), dup.json.message);
+    assert.ok(dup.json.message.includes(`spec.clusterIPs: Invalid value: ["${taken}"]: failed to allocate IP ${taken}: provided IP is already allocated`), dup.json.message);
     const out = await req('POST', '/api/v1/namespaces/svc/services', svc('b', { clusterIP: '10.1.2.3' }));
     assert.equal(out.status, 422);
     assert.match(out.json.message, /is not in the valid range/);

@@ -41,8 +41,8 @@ describe('ValidatingAdmissionPolicy validation', () => {
     assert.deepEqual(errs.filter((e) => !e.startsWith('spec.variables[0].expression') && !e.startsWith('spec.validations[0].expression')), [
       'spec.failurePolicy: Unsupported value: "Sometimes": supported values: "Fail", "Ignore"',
       'spec.matchConstraints.resourceRules[0].operations[1]: Unsupported value: "PATCH": supported values: "*", "CONNECT", "CREATE", "DELETE", "UPDATE"',
-      'spec.matchConstraints.resourceRules[0].apiGroups: Invalid value: []string{"*", "apps"}: if \'*\' is present, must not specify other API groups',
-      'spec.matchConstraints.resourceRules[0].resources: Invalid value: []string{"*", "pods"}: if \'*\' is present, must not specify other resources without subresources',
+      'spec.matchConstraints.resourceRules[0].apiGroups: Invalid value: ["*","apps"]: if \'*\' is present, must not specify other API groups',
+      'spec.matchConstraints.resourceRules[0].resources: Invalid value: ["*","pods"]: if \'*\' is present, must not specify other resources without subresources',
       'spec.variables[0].name: Invalid value: "in": name is not a valid CEL identifier',
       'spec.validations[0].reason: Unsupported value: "Conflict": supported values: "Forbidden", "Invalid", "RequestEntityTooLarge", "Unauthorized"',
       'spec.validations[1].message: Invalid value: "a\\nb": message must not contain line breaks',
@@ -75,7 +75,7 @@ describe('ValidatingAdmissionPolicy validation', () => {
       'spec.paramRef.parameterNotFoundAction: Required value',
       'spec.validationActions[2]: Duplicate value: "Deny"',
       'spec.validationActions[3]: Unsupported value: "Log": supported values: "Audit", "Deny", "Warn"',
-      'spec.validationActions: Invalid value: []string{"Deny", "Warn", "Deny", "Log"}: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)',
+      'spec.validationActions: Invalid value: ["Deny","Warn","Deny","Log"]: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)',
     ]);
     assert.deepEqual(errors('ValidatingAdmissionPolicyBinding', { metadata: { name: 'b' }, spec: {} }), [
       'spec.policyName: Required value',

@@ -37,7 +37,7 @@ describe('webhook configuration validation (kube\'s messages)', () => {
     assert.deepEqual(errors({ sideEffects: 'Some' }), ['webhooks[0].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"']);
     assert.deepEqual(errors({ timeoutSeconds: 31 }), ['webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds']);
     assert.deepEqual(errors({ admissionReviewVersions: [] }), ['webhooks[0].admissionReviewVersions: Required value: must specify one of v1, v1beta1']);
-    assert.deepEqual(errors({ admissionReviewVersions: ['v2'] }), ['webhooks[0].admissionReviewVersions: Invalid value: []string{"v2"}: must include at least one of v1, v1beta1']);
+    assert.deepEqual(errors({ admissionReviewVersions: ['v2'] }), ['webhooks[0].admissionReviewVersions: Invalid value: ["v2"]: must include at least one of v1, v1beta1']);
     assert.deepEqual(errors({ failurePolicy: 'Maybe' }), ['webhooks[0].failurePolicy: Unsupported value: "Maybe": supported values: "Fail", "Ignore"']);
     assert.deepEqual(errors({ reinvocationPolicy: 'Always' }, 'MutatingWebhookConfiguration'), ['webhooks[0].reinvocationPolicy: Unsupported value: "Always": supported values: "IfNeeded", "Never"']);
   });
@@ -61,13 +61,13 @@ describe('webhook configuration validation (kube\'s messages)', () => {
   it('checks rules', () => {
     const rule = { operations: ['*', 'CREATE'], apiGroups: [], apiVersions: ['v1'], resources: ['pods/*', 'pods/status'], scope: 'Everywhere' };
     assert.deepEqual(errors({ rules: [rule] }), [
-      'webhooks[0].rules[0].operations: Invalid value: []admissionregistration.OperationType{"*", "CREATE"}: if \'*\' is present, must not specify other operations',
+      'webhooks[0].rules[0].operations: Invalid value: ["*","CREATE"]: if \'*\' is present, must not specify other operations',
       'webhooks[0].rules[0].apiGroups: Required value',
       'webhooks[0].rules[0].resources[1]: Invalid value: "pods/status": if \'pods/*\' is present, must not specify pods/status',
       'webhooks[0].rules[0].scope: Unsupported value: "Everywhere": supported values: "*", "Cluster", "Namespaced"',
     ]);
     assert.deepEqual(errors({ rules: [{ ...rule, operations: ['CREATE'], apiGroups: [''], resources: ['*', 'pods'], scope: '*' }] }), [
-      'webhooks[0].rules[0].resources: Invalid value: []string{"*", "pods"}: if \'*\' is present, must not specify other resources without subresources',
+      'webhooks[0].rules[0].resources: Invalid value: ["*","pods"]: if \'*\' is present, must not specify other resources without subresources',
     ]);
   });
 

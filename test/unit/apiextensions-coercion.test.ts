@@ -85,7 +85,7 @@ describe('list-type uniqueness', () => {
   const CASES: { name: string; value: JsonObject; want: string[] }[] = [
     { name: 'unique', value: { spec: { set: ['a', 'b'], lm: [{ name: 'a', proto: 'TCP' }, { name: 'a', proto: 'UDP' }] } }, want: [] },
     { name: 'set duplicates reported once each', value: { spec: { set: ['a', 'b', 'a', 'a', 'b'] } }, want: ['spec.set[2]: Duplicate value: "a"', 'spec.set[4]: Duplicate value: "b"'] },
-    { name: 'map list duplicate keys', value: { spec: { lm: [{ name: 'a', proto: 'TCP' }, { name: 'a', proto: 'TCP' }] } }, want: ['spec.lm[1]: Duplicate value: map[string]interface {}{"name":"a", "proto":"TCP"}'] },
+    { name: 'map list duplicate keys', value: { spec: { lm: [{ name: 'a', proto: 'TCP' }, { name: 'a', proto: 'TCP' }] } }, want: ['spec.lm[1]: Duplicate value: {"name":"a","proto":"TCP"}'] },
     { name: 'map list items must be objects', value: { spec: { lm: ['x'] } }, want: ['spec.lm[0]: Invalid value: "x": must be an object for an array of list-type map'] },
   ];
   for (const c of CASES) {

@@ -98,7 +98,7 @@ describe('AuthenticationConfiguration validation', () => {
   it('checks the anonymous section', () => {
     assert.equal(
       messages({ jwt: [], anonymous: { enabled: false, conditions: [{ path: '/livez' }] } }),
-      'anonymous.conditions: Invalid value: []apiserver.AnonymousAuthCondition{apiserver.AnonymousAuthCondition{Path:"/livez"}}: enabled should be set to true when conditions are defined',
+      'anonymous.conditions: Invalid value: [{"Path":"/livez"}]: enabled should be set to true when conditions are defined',
     );
     assert.equal(messages({ jwt: [], anonymous: { enabled: true, conditions: [{ path: '/livez' }, { path: '/livez' }] } }), 'anonymous.conditions[1].path: Duplicate value: "/livez"');
   });

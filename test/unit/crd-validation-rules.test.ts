@@ -19,9 +19,11 @@ function specSchema(spec: JsonObject): JsonObject {
 
 const check = (schema: JsonObject): string[] => checkValidationRules(schema, ROOT).map(fieldErrorString);
 
+/** json.Marshal of the internal (untagged) apiextensions.ValidationRule, with Go's HTML-safe escapes. */
 const ruleRepr = (rule: string, extra: { messageExpression?: string } = {}): string =>
-  `apiextensions.ValidationRule{Rule:${JSON.stringify(rule)}, Message:"", MessageExpression:${JSON.stringify(extra.messageExpression ?? '')}, ` +
-  'Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}';
+  `{"Rule":${htmlSafe(JSON.stringify(rule))},"Message":"","MessageExpression":${htmlSafe(JSON.stringify(extra.messageExpression ?? ''))},"Reason":null,"FieldPath":"","OptionalOldSelf":null}`;
+
+const htmlSafe = (json: string): string => json.replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
 
 describe('x-kubernetes-validations at CRD validation', () => {
   const replicas = (rules: JsonObject[]): JsonObject =>

@@ -72,7 +72,7 @@ describe('CRD validation (create)', () => {
       'exactly one storage version',
       (c) => (c.spec.versions[0].storage = false),
       [
-        'spec.versions: Invalid value: []apiextensions.CustomResourceDefinitionVersion{apiextensions.CustomResourceDefinitionVersion{Name:"v1", Served:true, Storage:false, Deprecated:false, DeprecationWarning:(*string)(nil), Schema:(*apiextensions.CustomResourceValidation)(nil), Subresources:(*apiextensions.CustomResourceSubresources)(nil), AdditionalPrinterColumns:[]apiextensions.CustomResourceColumnDefinition(nil), SelectableFields:[]apiextensions.SelectableField(nil)}}: must have exactly one version marked as storage version',
+        'spec.versions: Invalid value: [{"Name":"v1","Served":true,"Storage":false,"Deprecated":false,"DeprecationWarning":null,"Schema":null,"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null}]: must have exactly one version marked as storage version',
       ],
     ],
     ['schemas are required', (c) => delete c.spec.versions[0].schema, ['spec.versions[0].schema.openAPIV3Schema: Required value: schemas are required']],
@@ -87,7 +87,7 @@ describe('CRD validation (create)', () => {
       (c) => Object.assign(c.spec.versions[0], { deprecated: true, deprecationWarning: 'old\t' }),
       ['spec.versions[0].deprecationWarning: Invalid value: "old\\t": must only contain printable UTF-8 characters; non-printable character found at index 3'],
     ],
-    ['stored versions must exist', (c) => (c.status.storedVersions = []), ['status.storedVersions: Invalid value: []string{}: must have at least one stored version']],
+    ['stored versions must exist', (c) => (c.status.storedVersions = []), ['status.storedVersions: Invalid value: []: must have at least one stored version']],
     [
       'printer column type and path (collapsed to the top level)',
       (c) => (c.spec.versions[0].additionalPrinterColumns = [{ name: 'Color', type: 'text', jsonPath: 'spec.color' }]),
@@ -133,7 +133,7 @@ describe('CRD validation (create)', () => {
       (c) => (c.spec.conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v2'], clientConfig: { url: 'http://example.com/convert' } } }),
       [
         'spec.conversion.webhookClientConfig.url: Invalid value: "http": \'https\' is the only allowed URL scheme; desired format: https://host[/path]',
-        'spec.conversion.conversionReviewVersions: Invalid value: []string{"v2"}: must include at least one of v1, v1beta1',
+        'spec.conversion.conversionReviewVersions: Invalid value: ["v2"]: must include at least one of v1, v1beta1',
       ],
     ],
     [
@@ -258,7 +258,7 @@ describe('CRD validation: the schema content', () => {
       c.metadata.resourceVersion = '1';
     };
     const old = crd(unpruned);
-    assert.deepEqual(errors(old), ['spec.validation.openAPIV3Schema.properties[spec].properties[m].default: Invalid value: map[string]interface {}{"a":1, "x":2}: must not have unknown fields']);
+    assert.deepEqual(errors(old), ['spec.validation.openAPIV3Schema.properties[spec].properties[m].default: Invalid value: {"a":1,"x":2}: must not have unknown fields']);
     const next = crd(unpruned);
     (next.spec as Record<string, any>).names.shortNames = ['wd'];
     assert.deepEqual(validateObjectUpdate(GROUP, KIND, next, old).map(fieldErrorString), []);

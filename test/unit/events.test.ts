@@ -144,9 +144,9 @@ describe('events.k8s.io/v1 Event validation (strict)', () => {
     );
     assert.equal(
       await refusal(update({ note: 'changed', regarding: { kind: 'Pod', namespace: 'ns', name: 'q' }, deprecatedCount: 0, eventTime: '2026-11-25T05:00:00Z', related: { kind: 'Node', name: 'n' } })),
-      'Event "e" is invalid: [involvedObject: Invalid value: core.ObjectReference{Kind:"Pod", Namespace:"ns", Name:"q", UID:"", APIVersion:"", ResourceVersion:"", FieldPath:""}: field is immutable, ' +
-        'message: Invalid value: "changed": field is immutable, eventTime: Invalid value: 2026-11-25 05:00:00 +0000 UTC: field is immutable, ' +
-        'related: Invalid value: core.ObjectReference{Kind:"Node", Namespace:"", Name:"n", UID:"", APIVersion:"", ResourceVersion:"", FieldPath:""}: field is immutable]',
+      'Event "e" is invalid: [involvedObject: Invalid value: {"Kind":"Pod","Namespace":"ns","Name":"q","UID":"","APIVersion":"","ResourceVersion":"","FieldPath":""}: field is immutable, ' +
+        'message: Invalid value: "changed": field is immutable, eventTime: Invalid value: "2026-11-25T05:00:00.000000Z": field is immutable, ' +
+        'related: Invalid value: {"Kind":"Node","Namespace":"","Name":"n","UID":"","APIVersion":"","ResourceVersion":"","FieldPath":""}: field is immutable]',
     );
     // kube checks reason twice: two causes, one line in the message (ToAggregate drops repeats).
     const twice = rs.update('ns', { name: 'e', requestVersion: EVENTS_V1 }, (cur) => ({ ...cur!, reason: 'Other', type: 'Warning' }));

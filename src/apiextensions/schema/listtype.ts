@@ -9,7 +9,7 @@ import type { FieldError } from '../../machinery/errors.js';
 import { goJsonEncode } from '../../machinery/go-compat.js';
 import { type JsonValue, hasOwn, isJsonObject } from '../../machinery/json-value.js';
 import { type Structural, additionalSchema } from './structural.js';
-import { indexPath, keyPath, unstructuredValue } from './paths.js';
+import { indexPath, keyPath } from './paths.js';
 
 export function validateListSetsAndMaps(path: string, s: Structural | undefined, obj: JsonValue): FieldError[] {
   if (s === undefined || !isJsonObject(obj)) return [];
@@ -32,7 +32,7 @@ function validateValue(path: string, s: Structural, v: JsonValue): FieldError[] 
 function validateArray(path: string, s: Structural, list: JsonValue[]): FieldError[] {
   const errs: FieldError[] = [];
   if (s.listType === 'set') {
-    for (const i of nonUnique(list)) errs.push({ type: 'FieldValueDuplicate', field: indexPath(path, i), value: unstructuredValue(list[i]) });
+    for (const i of nonUnique(list)) errs.push({ type: 'FieldValueDuplicate', field: indexPath(path, i), value: list[i] });
   } else if (s.listType === 'map') {
     errs.push(...validateListMap(path, s, list));
   }
@@ -67,7 +67,7 @@ function validateListMap(path: string, s: Structural, list: JsonValue[]): FieldE
     const keys = list.map((x) => (isJsonObject(x) && hasOwn(x, keyField) ? (x[keyField] as JsonValue) : UNSPECIFIED));
     return nonUnique(keys).map((i) => {
       const k = keys[i] as JsonValue | typeof UNSPECIFIED;
-      return { type: 'FieldValueDuplicate' as const, field: indexPath(path, i), value: unstructuredValue(k === UNSPECIFIED ? {} : { [keyField]: k }) };
+      return { type: 'FieldValueDuplicate' as const, field: indexPath(path, i), value: k === UNSPECIFIED ? {} : { [keyField]: k } };
     });
   }
   const keys = list.map((x) => {
@@ -75,5 +75,5 @@ function validateListMap(path: string, s: Structural, list: JsonValue[]): FieldE
     if (isJsonObject(x)) for (const f of s.listMapKeys) if (hasOwn(x, f)) key[f] = x[f] as JsonValue;
     return key;
   });
-  return nonUnique(keys).map((i) => ({ type: 'FieldValueDuplicate' as const, field: indexPath(path, i), value: unstructuredValue(keys[i]) }));
+  return nonUnique(keys).map((i) => ({ type: 'FieldValueDuplicate' as const, field: indexPath(path, i), value: keys[i] }));
 }

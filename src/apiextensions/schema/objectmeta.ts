@@ -19,7 +19,7 @@ import { goJsonEncode } from '../../machinery/go-compat.js';
 import { type JsonObject, type JsonValue, hasOwn, isJsonObject, setOwn } from '../../machinery/json-value.js';
 import { isDns1035Label } from '../../machinery/name-validation.js';
 import { type FieldType, fieldTypeFor, pruneUnknownFields, scanJson } from '../../validation/fields/index.js';
-import { childPath, indexPath, keyPath, unstructuredValue } from './paths.js';
+import { childPath, indexPath, keyPath } from './paths.js';
 import { type Structural, additionalSchema } from './structural.js';
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
@@ -87,12 +87,12 @@ function coerce(path: string, x: JsonValue, s: Structural | undefined, track: bo
       let v = x[k] as JsonValue;
       if (s.embeddedResource) {
         if ((k === 'apiVersion' || k === 'kind') && typeof v !== 'string') {
-          throw new CoerceError({ type: 'FieldValueInvalid', field: childPath(path, k), value: unstructuredValue(v), detail: 'must be a string' });
+          throw new CoerceError({ type: 'FieldValueInvalid', field: childPath(path, k), value: v, detail: 'must be a string' });
         }
         if (k === 'metadata') {
           const d = decodeObjectMeta(v, path, track);
           unknown.push(...d.unknown);
-          if (d.error !== undefined) throw new CoerceError({ type: 'FieldValueInvalid', field: childPath(path, 'metadata'), value: unstructuredValue(v), detail: d.error });
+          if (d.error !== undefined) throw new CoerceError({ type: 'FieldValueInvalid', field: childPath(path, 'metadata'), value: v, detail: d.error });
           const normalized = isJsonObject(d.meta) ? withoutEmptyFields(d.meta) : d.meta;
           if (normalized !== v) {
             v = normalized;
@@ -172,14 +172,14 @@ function validateEmbedded(path: string, x: JsonObject, validateMeta: EmbeddedMet
     const v = x[k] as JsonValue;
     const field = childPath(path, k);
     if (k === 'apiVersion') {
-      if (typeof v !== 'string') errs.push({ type: 'FieldValueInvalid', field, value: unstructuredValue(v), detail: 'must be a string' });
+      if (typeof v !== 'string') errs.push({ type: 'FieldValueInvalid', field, value: v, detail: 'must be a string' });
       else if (v === '') errs.push({ type: 'FieldValueRequired', field });
       else {
         const e = parseGroupVersionError(v);
         if (e !== undefined) errs.push({ type: 'FieldValueInvalid', field, value: v, detail: e });
       }
     } else if (k === 'kind') {
-      if (typeof v !== 'string') errs.push({ type: 'FieldValueInvalid', field, value: unstructuredValue(v), detail: 'must be a string' });
+      if (typeof v !== 'string') errs.push({ type: 'FieldValueInvalid', field, value: v, detail: 'must be a string' });
       else if (v === '') errs.push({ type: 'FieldValueRequired', field });
       else {
         const msgs = isDns1035Label(v.toLowerCase());
@@ -188,7 +188,7 @@ function validateEmbedded(path: string, x: JsonObject, validateMeta: EmbeddedMet
     } else if (k === 'metadata') {
       const d = decodeObjectMeta(v, path, false);
       if (d.error !== undefined || !isJsonObject(d.meta)) {
-        errs.push({ type: 'FieldValueInvalid', field, value: unstructuredValue(v), detail: d.error ?? 'json: cannot unmarshal into Go value of type v1.ObjectMeta' });
+        errs.push({ type: 'FieldValueInvalid', field, value: v, detail: d.error ?? 'json: cannot unmarshal into Go value of type v1.ObjectMeta' });
       } else {
         const meta = { ...d.meta };
         if (typeof meta.name !== 'string' || meta.name === '') meta.name = 'fakename';

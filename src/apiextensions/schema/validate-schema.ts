@@ -16,10 +16,12 @@
  */
 
 import { type FieldError, fieldErrorString } from '../../machinery/errors.js';
-import { goRepr } from '../../machinery/field-value.js';
+import { goJson, goStruct } from '../../machinery/field-value.js';
+import { internalSchemaJson } from './internal-json.js';
+import { goJsonString } from '../../machinery/go-compat.js';
 import { type JsonObject, type JsonValue, getOwn, hasOwn, isJsonObject } from '../../machinery/json-value.js';
 import { coerceEmbedded, validateEmbeddedResources } from './objectmeta.js';
-import { childPath, indexPath, keyPath, unstructuredValue } from './paths.js';
+import { childPath, indexPath, keyPath } from './paths.js';
 import { pruneUnknown } from './prune.js';
 import { type Structural, parseStructural } from './structural.js';
 import { validateValue } from './value-validation.js';
@@ -72,7 +74,7 @@ export function validateCustomResourceSchema(schema: JsonObject, fldPath: string
         continue;
       }
       if (!ALLOWED_AT_ROOT_WITH_STATUS.includes(k)) {
-        errs.push({ type: 'FieldValueInvalid', field: `${parent}.openAPIV3Schema`, value: unstructuredValue(schema), detail: `only ${ALLOWED_AT_ROOT_GO} fields are allowed at the root of the schema if the status subresource is enabled` });
+        errs.push({ type: 'FieldValueInvalid', field: `${parent}.openAPIV3Schema`, value: internalSchemaJson(schema), detail: `only ${ALLOWED_AT_ROOT_GO} fields are allowed at the root of the schema if the status subresource is enabled` });
         break;
       }
     }
@@ -273,7 +275,7 @@ function validateDefaults(path: string, s: Structural, requirePruned: boolean): 
       const def = node.default;
       const dPath = `${p}.default`;
       if (requirePruned && pruneUnknown(def, node, node.embeddedResource).value !== def) {
-        errs.push({ type: 'FieldValueInvalid', field: dPath, value: unstructuredValue(def), detail: 'must not have unknown fields' });
+        errs.push({ type: 'FieldValueInvalid', field: dPath, value: def, detail: 'must not have unknown fields' });
       }
       const coerced = coerceEmbedded(def, node, false);
       if (coerced.error !== undefined) errs.push({ ...coerced.error, field: childPath(dPath, coerced.error.field) });
@@ -385,10 +387,10 @@ function extensions(schema: JsonObject, type: string, path: string, opts: Opts):
     const itList = getOwn(itemSchema, 'x-kubernetes-list-type');
     const itMap = getOwn(itemSchema, 'x-kubernetes-map-type');
     if (it === 'array' && typeof itList === 'string' && itList !== 'atomic') {
-      errs.push({ type: 'FieldValueInvalid', field: `${path}.items.x-kubernetes-list-type`, value: goRepr('(*string)(pointer)'), detail: 'must be atomic as item of a list with x-kubernetes-list-type=set' });
+      errs.push({ type: 'FieldValueInvalid', field: `${path}.items.x-kubernetes-list-type`, value: goJson(goJsonString(itList)), detail: 'must be atomic as item of a list with x-kubernetes-list-type=set' });
     } else if (it === 'object' && itMap !== 'atomic') {
-      // kube reports the item's list type (a *string) as the value here: nil when unset.
-      errs.push({ type: 'FieldValueInvalid', field: `${path}.items.x-kubernetes-map-type`, value: goRepr(typeof itList === 'string' ? '(*string)(pointer)' : '(*string)(nil)'), detail: 'must be atomic as item of a list with x-kubernetes-list-type=set' });
+      // kube reports the item's list type (a *string, json.Marshal writes the string) as the value here: nil when unset.
+      errs.push({ type: 'FieldValueInvalid', field: `${path}.items.x-kubernetes-map-type`, value: typeof itList === 'string' ? goJson(goJsonString(itList)) : null, detail: 'must be atomic as item of a list with x-kubernetes-list-type=set' });
     }
   }
   if (typeof listType === 'string' && listType !== 'atomic' && listType !== 'set' && listType !== 'map') errs.push({ type: 'FieldValueNotSupported', field: `${path}.x-kubernetes-list-type`, value: listType, supported: ['atomic', 'set', 'map'] });
@@ -401,7 +403,7 @@ function extensions(schema: JsonObject, type: string, path: string, opts: Opts):
   if (listType === 'map') {
     if (keys.length === 0) errs.push({ type: 'FieldValueRequired', field: `${path}.x-kubernetes-list-map-keys`, detail: 'must not be empty if x-kubernetes-list-type is map' });
     if (items === undefined || items === null) errs.push({ type: 'FieldValueRequired', field: `${path}.items`, detail: 'must have a schema if x-kubernetes-list-type is map' });
-    if (Array.isArray(items)) errs.push({ type: 'FieldValueInvalid', field: `${path}.items`, value: unstructuredValue(items), detail: 'must only have a single schema if x-kubernetes-list-type is map' });
+    if (Array.isArray(items)) errs.push({ type: 'FieldValueInvalid', field: `${path}.items`, value: goStruct([['Schema', null], ['JSONSchemas', items.map(internalSchemaJson)]]), detail: 'must only have a single schema if x-kubernetes-list-type is map' });
     if (itemSchema !== undefined && itemSchema.type !== 'object') errs.push({ type: 'FieldValueInvalid', field: `${path}.items.type`, value: typeof itemSchema.type === 'string' ? itemSchema.type : '', detail: "must be object if parent array's x-kubernetes-list-type is map" });
     if (itemSchema !== undefined && itemSchema.type === 'object') {
       const itemProps = isJsonObject(itemSchema.properties) ? itemSchema.properties : {};

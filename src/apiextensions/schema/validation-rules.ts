@@ -9,7 +9,6 @@
  */
 
 import { type FieldError, fieldErrorString } from '../../machinery/errors.js';
-import { goRepr } from '../../machinery/field-value.js';
 import { type JsonObject, type JsonValue, isJsonObject } from '../../machinery/json-value.js';
 import { jsonEqual } from '../../machinery/object.js';
 import {
@@ -18,6 +17,7 @@ import {
   pathCardinality, RULE_COST_NAME, RULE_MUST_BE_BOOL, RUNTIME_CEL_COST_BUDGET, STATIC_ESTIMATED_COST_LIMIT, toCel,
   type CelValue, type OpenApiSchema, type Program, type RuleEnvironment,
 } from '../../cel/index.js';
+import { validationRuleJson } from './internal-json.js';
 import { childPath, indexPath, keyPath } from './paths.js';
 import { type Structural, parseStructural } from './structural.js';
 
@@ -136,16 +136,6 @@ function compileSchema(root: Structural, rootPath: string): Map<Structural, Node
   return out;
 }
 
-/** Go's %#v of the internal apiextensions.ValidationRule (the bad value of a rule's compile errors). */
-function ruleRepr(r: RawRule): ReturnType<typeof goRepr> {
-  const reason = r.reason !== undefined ? '(*apiextensions.FieldValueErrorReason)(0xc000000000)' : '(*apiextensions.FieldValueErrorReason)(nil)';
-  const optional = r.optionalOldSelf !== undefined ? '(*bool)(0xc000000000)' : '(*bool)(nil)';
-  return goRepr(
-    `apiextensions.ValidationRule{Rule:${JSON.stringify(r.rule)}, Message:${JSON.stringify(r.message)}, MessageExpression:${JSON.stringify(r.messageExpression)}, ` +
-    `Reason:${reason}, FieldPath:${JSON.stringify(r.fieldPath)}, OptionalOldSelf:${optional}}`,
-  );
-}
-
 const MAX_REPORTED_EXPENSIVE = 4;
 
 /**
@@ -177,9 +167,9 @@ export function checkValidationRules(schema: JsonObject, fldPath: string, opts: 
       if (r.ruleError !== undefined) {
         errs.push(r.raw.rule.trim() === ''
           ? { type: 'FieldValueRequired', field: `${p}.rule`, detail: r.ruleError }
-          : { type: 'FieldValueInvalid', field: `${p}.rule`, value: ruleRepr(r.raw), detail: r.ruleError });
+          : { type: 'FieldValueInvalid', field: `${p}.rule`, value: validationRuleJson(r.raw), detail: r.ruleError });
       }
-      if (r.messageError !== undefined) errs.push({ type: 'FieldValueInvalid', field: `${p}.messageExpression`, value: ruleRepr(r.raw), detail: r.messageError });
+      if (r.messageError !== undefined) errs.push({ type: 'FieldValueInvalid', field: `${p}.messageExpression`, value: validationRuleJson(r.raw), detail: r.messageError });
       else if (r.messageProgram) {
         if (perExpressionCost && r.messageCost > STATIC_ESTIMATED_COST_LIMIT) {
           errs.push({ type: 'FieldValueForbidden', field: `${p}.messageExpression`, detail: costErrorMessage(MESSAGE_EXPRESSION_COST_NAME, r.messageCost, STATIC_ESTIMATED_COST_LIMIT) });

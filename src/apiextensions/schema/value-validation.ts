@@ -24,7 +24,6 @@ import type { FieldError } from '../../machinery/errors.js';
 import { formatFloatG, goJsonEncode } from '../../machinery/go-compat.js';
 import { type JsonObject, type JsonValue, getOwn, hasOwn, isJsonObject } from '../../machinery/json-value.js';
 import { formatCheck, supportedFormat } from './formats.js';
-import { unstructuredValue } from './paths.js';
 
 const IN = 'body';
 
@@ -393,7 +392,7 @@ function toFieldErrors(errors: readonly OpenApiError[], fldPath: string | undefi
     if (e.kind === 'composite') return { type: 'FieldValueInvalid', field: root, value: '', detail: e.message };
     const name = e.name.startsWith('.') ? e.name.slice(1) : e.name;
     const field = name === '' ? root : fldPath === undefined ? name : `${fldPath}.${name}`;
-    const value = e.value === undefined ? '' : unstructuredValue(e.value);
+    const value = e.value === undefined ? '' : e.value;
     switch (e.code) {
       case 'required':
         return { type: 'FieldValueRequired', field };

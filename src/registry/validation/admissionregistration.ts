@@ -1,8 +1,7 @@
 import { compile, webhookMatchConditionEnvironment, type CelEnvironment } from '../../cel/index.js';
 import type { FieldError } from '../../machinery/errors.js';
-import { goQuote } from '../../machinery/field-value.js';
 import { isDns1035Label, isDns1123Subdomain, isQualifiedName } from '../../machinery/name-validation.js';
-import { duplicate, goRepr, has, invalid, list, notSupported, obj, objs, required, str, tooMany, type Obj } from './field.js';
+import { duplicate, has, invalid, list, notSupported, obj, objs, required, str, tooMany, type Obj } from './field.js';
 import { validateLabelSelector } from './selector.js';
 
 /**
@@ -161,7 +160,7 @@ function validateRuleWithOperations(rule: Obj, path: string): FieldError[] {
   const operations = list(rule.operations).map(str);
   if (operations.length === 0) errs.push(required(`${path}.operations`));
   if (operations.length > 1 && operations.includes('*')) {
-    errs.push(invalid(`${path}.operations`, goRepr(`[]admissionregistration.OperationType{${operations.map(goQuote).join(', ')}}`), "if '*' is present, must not specify other operations"));
+    errs.push(invalid(`${path}.operations`, operations, "if '*' is present, must not specify other operations"));
   }
   operations.forEach((op, i) => {
     if (!OPERATIONS.includes(op)) errs.push(notSupported(`${path}.operations[${i}]`, op, OPERATIONS));

@@ -1,7 +1,7 @@
 import type { FieldError } from '../../machinery/errors.js';
 import { jsonEqual } from '../../machinery/object.js';
 import { isDns1123Label } from '../../machinery/name-validation.js';
-import { FIELD_IMMUTABLE, forbidden, has, invalid, isObj, nonNegative, notSupported, num, obj, objs, required, str, type Obj } from './field.js';
+import { FIELD_IMMUTABLE, forbidden, goStruct, has, invalid, isObj, nonNegative, notSupported, num, obj, objs, required, str, type GoJson, type Obj } from './field.js';
 import { validatePodTemplateSpec } from './pod-spec.js';
 import { labelSelectorRepr } from './render.js';
 import { selectorIsEmpty, selectorMatches, validateLabelSelector } from './selector.js';
@@ -153,7 +153,7 @@ export function validateStatefulSet(sts: Obj): FieldError[] {
       errs.push(...nonNegative(strategy.rollingUpdate.partition, 'spec.updateStrategy.rollingUpdate.partition'));
     }
   } else if (type === 'OnDelete') {
-    if (has(strategy.rollingUpdate)) errs.push(invalid('spec.updateStrategy.rollingUpdate', { goRepr: 'apps.RollingUpdateStatefulSetStrategy{...}' }, "only allowed for updateStrategy 'RollingUpdate'"));
+    if (has(strategy.rollingUpdate)) errs.push(invalid('spec.updateStrategy.rollingUpdate', rollingUpdateRepr(obj(strategy.rollingUpdate)), "only allowed for updateStrategy 'RollingUpdate'"));
   } else if (!type) {
     errs.push(required('spec.updateStrategy'));
   } else {
@@ -189,4 +189,12 @@ export function validateStatefulSetUpdate(sts: Obj, old: Obj): FieldError[] {
     errs.push(forbidden('spec', "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"));
   }
   return errs;
+}
+
+/** json.Marshal of the internal apps.RollingUpdateStatefulSetStrategy (untagged: Go field names). */
+function rollingUpdateRepr(rollingUpdate: Obj): GoJson {
+  return goStruct([
+    ['Partition', num(rollingUpdate.partition)],
+    ['MaxUnavailable', rollingUpdate.maxUnavailable ?? null],
+  ]);
 }

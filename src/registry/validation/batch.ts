@@ -1,7 +1,7 @@
 import type { FieldError } from '../../machinery/errors.js';
 import { cloneObject, jsonEqual } from '../../machinery/object.js';
 import { goSemanticEqual } from '../../codec/go-json.js';
-import { FIELD_IMMUTABLE, goRepr, has, invalid, isObj, nonNegative, notSupported, obj, objs, required, str, type Obj } from './field.js';
+import { FIELD_IMMUTABLE, goJson, has, invalid, isObj, nonNegative, notSupported, obj, objs, required, str, type Obj } from './field.js';
 import { validatePodTemplateSpec } from './pod-spec.js';
 import { labelSelectorRepr } from './render.js';
 import { selectorIsEmpty, selectorMatches, validateLabelSelector } from './selector.js';
@@ -108,7 +108,10 @@ export function validateJobUpdate(job: Obj, old: Obj): FieldError[] {
     }
   }
   // Semantic equality of the Go values: a client echoing Go's `resources: {}` changes nothing.
-  if (!goSemanticEqual('k8s.io.api.core.v1.PodTemplateSpec', template, oldSpec.template ?? {})) errs.push(invalid('spec.template', goRepr('core.PodTemplateSpec{...}'), FIELD_IMMUTABLE));
+  if (!goSemanticEqual('k8s.io.api.core.v1.PodTemplateSpec', template, oldSpec.template ?? {})) {
+    // kube prints json.Marshal of the internal core.PodTemplateSpec (untagged, every field); not written yet.
+    errs.push(invalid('spec.template', goJson('core.PodTemplateSpec{...}'), FIELD_IMMUTABLE));
+  }
   for (const key of ['completionMode', 'podFailurePolicy', 'backoffLimitPerIndex', 'managedBy', 'successPolicy']) {
     if (!jsonEqual(spec[key] ?? null, oldSpec[key] ?? null)) errs.push(invalid(`spec.${key}`, spec[key] ?? null, FIELD_IMMUTABLE));
   }

@@ -4,7 +4,7 @@ import type { FieldError } from '../../machinery/errors.js';
 import { DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, isDns1123Label, isDns1123Subdomain } from '../../machinery/name-validation.js';
 import { certificateRequestError } from '../../machinery/pkcs10.js';
 import { pemBlocks } from '../../machinery/pem.js';
-import { duplicate, forbidden, goRepr, invalid, list, notSupported, obj, objs, required, str, tooLong, type Obj } from './field.js';
+import { duplicate, forbidden, invalid, list, notSupported, obj, objs, required, str, tooLong, type Obj } from './field.js';
 
 /**
  * CertificateSigningRequest validation as kube-apiserver 1.36 runs it
@@ -217,8 +217,7 @@ function bytesOf(value: unknown): Uint8Array | undefined {
   return typeof value === 'string' ? Buffer.from(value, 'base64') : undefined;
 }
 
-/** Go's %#v of a []byte, as field.Invalid prints it. */
-function goBytes(bytes: Uint8Array | undefined): ReturnType<typeof goRepr> {
-  if (bytes === undefined) return goRepr('[]byte(nil)');
-  return goRepr(`[]byte{${Array.from(bytes, (b) => `0x${b.toString(16)}`).join(', ')}}`);
+/** json.Marshal of a []byte, as field.Invalid prints it: a base64 string, nil as null. */
+function goBytes(bytes: Uint8Array | undefined): string | null {
+  return bytes === undefined ? null : Buffer.from(bytes).toString('base64');
 }

@@ -3,7 +3,7 @@ import { validateLabels } from '../validate-meta.js';
 import { isDns1123Label as dnsLabelMessages, isDns1123Subdomain, isQualifiedName } from '../../machinery/name-validation.js';
 import { compareQuantities as compare, quantityFromJson, quantitySign, quantityString } from '../../api/quantity.js';
 import {
-  duplicate, FIELD_IMMUTABLE, forbidden, has, invalid, isObj, list, nonNegative, notSupported, num, obj, objs, required, str, tooLong, type Obj,
+  duplicate, FIELD_IMMUTABLE, forbidden, goStruct, has, invalid, isObj, list, nonNegative, notSupported, num, obj, objs, required, str, tooLong, type Obj,
 } from './field.js';
 import { cloneObject, jsonEqual } from '../../machinery/object.js';
 import { isValidPortNum, validatePodSpec, validatePodTemplateSpec, validatePortNumOrName } from './pod-spec.js';
@@ -320,7 +320,15 @@ export function validateService(svc: Obj): FieldError[] {
   const portKeys = new Set<string>();
   ports.forEach((sp, i) => {
     const key = `${str(sp.protocol)}/${num(sp.port)}`;
-    if (portKeys.has(key)) errs.push(duplicate(`spec.ports[${i}]`, { goRepr: `core.ServicePort{Name:"", Protocol:"${str(sp.protocol)}", AppProtocol:(*string)(nil), Port:${num(sp.port)}, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}` }));
+    if (portKeys.has(key)) errs.push(duplicate(`spec.ports[${i}]`, goStruct([
+          // The key kube builds (internal core.ServicePort, untagged): protocol and port only; a zero IntOrString marshals as 0.
+          ['Name', ''],
+          ['Protocol', str(sp.protocol)],
+          ['AppProtocol', null],
+          ['Port', num(sp.port)],
+          ['TargetPort', 0],
+          ['NodePort', 0],
+        ])));
     portKeys.add(key);
   });
   if (list(spec.loadBalancerSourceRanges).length > 0 && type !== 'LoadBalancer') {

@@ -3,7 +3,8 @@ import { isDns1035Label, isDns1123Subdomain } from '../../machinery/name-validat
 import { jsonEqual } from '../../machinery/object.js';
 import { conditionTrue, type CrdColumn, type CrdNames, type CrdSpec, type CrdSubresources, type CrdVersion } from '../../apiextensions/crd.js';
 import { apiApprovalState, isProtectedGroup, API_APPROVED_ANNOTATION } from '../../apiextensions/versions.js';
-import { duplicate, forbidden, goRepr, invalid, notSupported, objs, required, str, tooMany, type Obj } from './field.js';
+import { duplicate, forbidden, goStruct, invalid, notSupported, objs, required, str, tooMany, type GoJson, type Obj } from './field.js';
+import { internalSchemaJson } from '../../apiextensions/schema/internal-json.js';
 import { isValidPortNum } from './pod-spec.js';
 import type { JsonObject } from '../../machinery/json-value.js';
 import { checkValidationRules, ratchetedSchemaValidationOptions, validateCustomResourceSchema, type CustomResourceSchemaValidationOptions } from '../../apiextensions/schema/index.js';
@@ -52,20 +53,54 @@ function joined(errs: string[]): string {
   return errs.join(',');
 }
 
-/** Go's %#v of the internal []CustomResourceDefinitionVersion (the bad value of the versions-wide errors). */
-function versionsRepr(versions: CrdVersion[], c: Collapsed): ReturnType<typeof goRepr> {
-  const ptr = (type: string, present: boolean): string => (present ? `(*apiextensions.${type})(0xc000000000)` : `(*apiextensions.${type})(nil)`);
-  const items = versions.map((v) => {
-    const warning = typeof v.deprecationWarning === 'string' ? '(*string)(0xc000000000)' : '(*string)(nil)';
-    const columns = !c.columns && v.additionalPrinterColumns?.length ? `[]apiextensions.CustomResourceColumnDefinition{...}` : '[]apiextensions.CustomResourceColumnDefinition(nil)';
-    const selectable = v.selectableFields?.length ? '[]apiextensions.SelectableField{...}' : '[]apiextensions.SelectableField(nil)';
-    return (
-      `apiextensions.CustomResourceDefinitionVersion{Name:${JSON.stringify(str(v.name))}, Served:${v.served === true}, Storage:${v.storage === true}, ` +
-      `Deprecated:${v.deprecated === true}, DeprecationWarning:${warning}, Schema:${ptr('CustomResourceValidation', !c.schema && v.schema !== undefined)}, ` +
-      `Subresources:${ptr('CustomResourceSubresources', !c.subresources && v.subresources !== undefined)}, AdditionalPrinterColumns:${columns}, SelectableFields:${selectable}}`
-    );
-  });
-  return goRepr(`[]apiextensions.CustomResourceDefinitionVersion{${items.join(', ')}}`);
+/**
+ * json.Marshal of the internal []CustomResourceDefinitionVersion (the bad
+ * value of the versions-wide errors): untagged, so Go field names; a schema,
+ * subresources or columns identical in every version moved to the top level
+ * and is nil here.
+ */
+function versionsRepr(versions: CrdVersion[], c: Collapsed): GoJson[] {
+  return versions.map((v) =>
+    goStruct([
+      ['Name', str(v.name)],
+      ['Served', v.served === true],
+      ['Storage', v.storage === true],
+      ['Deprecated', v.deprecated === true],
+      ['DeprecationWarning', typeof v.deprecationWarning === 'string' ? v.deprecationWarning : null],
+      ['Schema', !c.schema && v.schema !== undefined ? goStruct([['OpenAPIV3Schema', v.schema.openAPIV3Schema === undefined ? null : internalSchemaJson(v.schema.openAPIV3Schema)]]) : null],
+      ['Subresources', !c.subresources && v.subresources !== undefined ? subresourcesRepr(v.subresources) : null],
+      ['AdditionalPrinterColumns', !c.columns && v.additionalPrinterColumns?.length ? v.additionalPrinterColumns.map(columnRepr) : null],
+      ['SelectableFields', v.selectableFields?.length ? v.selectableFields.map((f) => goStruct([['JSONPath', str(f.jsonPath)]])) : null],
+    ]),
+  );
+}
+
+function subresourcesRepr(s: CrdSubresources): GoJson {
+  const scale = s.scale;
+  return goStruct([
+    ['Status', s.status === undefined || s.status === null ? null : goStruct([])],
+    [
+      'Scale',
+      scale === undefined || scale === null
+        ? null
+        : goStruct([
+            ['SpecReplicasPath', str(scale.specReplicasPath)],
+            ['StatusReplicasPath', str(scale.statusReplicasPath)],
+            ['LabelSelectorPath', typeof scale.labelSelectorPath === 'string' ? scale.labelSelectorPath : null],
+          ]),
+    ],
+  ]);
+}
+
+function columnRepr(col: CrdColumn): GoJson {
+  return goStruct([
+    ['Name', str(col.name)],
+    ['Type', str(col.type)],
+    ['Format', str(col.format)],
+    ['Description', str(col.description)],
+    ['Priority', typeof col.priority === 'number' ? col.priority : 0],
+    ['JSONPath', str(col.jsonPath)],
+  ]);
 }
 
 export function validateNames(names: CrdNames | undefined, path: string): FieldError[] {
@@ -415,7 +450,7 @@ function validateStoredVersions(obj: Obj, spec: CrdSpec): FieldError[] {
   const status = (obj.status ?? {}) as { storedVersions?: unknown };
   const stored = Array.isArray(status.storedVersions) ? status.storedVersions.map(String) : [];
   const p = 'status.storedVersions';
-  if (stored.length === 0) return [invalid(p, Array.isArray(status.storedVersions) ? goRepr('[]string{}') : goRepr('[]string(nil)'), 'must have at least one stored version')];
+  if (stored.length === 0) return [invalid(p, Array.isArray(status.storedVersions) ? [] : null, 'must have at least one stored version')];
   const errs: FieldError[] = [];
   const index = new Map<string, number>();
   stored.forEach((v, i) => index.set(v, i));

@@ -1,8 +1,8 @@
 import type { FieldError } from '../../machinery/errors.js';
-import { goQuote } from '../../machinery/field-value.js';
+import { formatRfc3339 } from '../../codec/protobuf/wellknown.js';
 import { isDns1123Subdomain, isQualifiedName, validateNameByRule } from '../../machinery/name-validation.js';
 import type { ValidationContext } from '../strategy.js';
-import { goRepr, invalid, isObj, obj, required, str, type Obj } from './field.js';
+import { goStruct, invalid, isObj, obj, required, str, type GoJson, type Obj } from './field.js';
 
 /**
  * Event validation as kube-apiserver 1.36 runs it (pkg/apis/core/validation/
@@ -56,12 +56,14 @@ function sameTime(a: unknown, b: unknown): boolean {
   return x.seconds === y.seconds && x.fraction === y.fraction;
 }
 
-/** time.Time.String() of a time kube decoded (times decode into the server's zone, UTC here). */
-function goTimeString(v: unknown): string {
+/**
+ * json.Marshal of a metav1.Time (RFC 3339 in UTC, whole seconds) or, with
+ * `micros`, a metav1.MicroTime (six fraction digits); a zero time is null.
+ */
+function timeJson(v: unknown, micros: boolean): string | null {
   const t = instant(v);
-  if (!t) return '0001-01-01 00:00:00 +0000 UTC';
-  const iso = new Date(t.seconds * 1000).toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${t.fraction ? `.${t.fraction}` : ''} +0000 UTC`;
+  if (!t) return null;
+  return formatRfc3339(t.seconds, Number(t.fraction.padEnd(9, '0').slice(0, 9)), micros);
 }
 
 const REFERENCE_FIELDS = [
@@ -78,14 +80,17 @@ function sameReference(a: Obj, b: Obj): boolean {
   return REFERENCE_FIELDS.every(([, json]) => str(a[json]) === str(b[json]));
 }
 
-/** %#v of a core.ObjectReference. */
-function referenceRepr(ref: Obj): string {
-  return `core.ObjectReference{${REFERENCE_FIELDS.map(([go, json]) => `${go}:${goQuote(str(ref[json]))}`).join(', ')}}`;
+/** json.Marshal of the internal core.ObjectReference (untagged: Go field names). */
+function referenceRepr(ref: Obj): GoJson {
+  return goStruct(REFERENCE_FIELDS.map(([go, json]) => [go, str(ref[json])]));
 }
 
-/** %#v of a core.EventSource. */
-function sourceRepr(source: Obj): string {
-  return `core.EventSource{Component:${goQuote(str(source.component))}, Host:${goQuote(str(source.host))}}`;
+/** json.Marshal of the internal core.EventSource. */
+function sourceRepr(source: Obj): GoJson {
+  return goStruct([
+    ['Component', str(source.component)],
+    ['Host', str(source.host)],
+  ]);
 }
 
 function count(v: unknown): number {
@@ -177,25 +182,25 @@ export function validateEventUpdate(e: Obj, old: Obj, ctx: ValidationContext): F
     if (!same) errs.push(invalid(field, value, FIELD_IMMUTABLE));
   };
   const text = (field: string, json: string): void => immutable(field, str(e[json]) === str(old[json]), str(e[json]));
-  const time = (field: string): void => immutable(field, sameTime(e[field], old[field]), goRepr(goTimeString(e[field])));
+  const time = (field: string, micros = false): void => immutable(field, sameTime(e[field], old[field]), timeJson(e[field], micros));
   const involved = obj(e.involvedObject);
-  immutable('involvedObject', sameReference(involved, obj(old.involvedObject)), goRepr(referenceRepr(involved)));
+  immutable('involvedObject', sameReference(involved, obj(old.involvedObject)), referenceRepr(involved));
   text('reason', 'reason');
   text('message', 'message');
   const source = obj(e.source);
   const oldSource = obj(old.source);
-  immutable('source', str(source.component) === str(oldSource.component) && str(source.host) === str(oldSource.host), goRepr(sourceRepr(source)));
+  immutable('source', str(source.component) === str(oldSource.component) && str(source.host) === str(oldSource.host), sourceRepr(source));
   time('firstTimestamp');
   time('lastTimestamp');
   immutable('count', count(e.count) === count(old.count), count(e.count));
   // kube checks reason twice.
   text('reason', 'reason');
   text('type', 'type');
-  time('eventTime');
+  time('eventTime', true);
   text('action', 'action');
   const related = isObj(e.related) ? e.related : undefined;
   const oldRelated = isObj(old.related) ? old.related : undefined;
-  immutable('related', related && oldRelated ? sameReference(related, oldRelated) : related === oldRelated, related ? goRepr(referenceRepr(related)) : null);
+  immutable('related', related && oldRelated ? sameReference(related, oldRelated) : related === oldRelated, related ? referenceRepr(related) : null);
   text('reportingController', 'reportingComponent');
   text('reportingInstance', 'reportingInstance');
   return errs;

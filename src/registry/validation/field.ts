@@ -1,7 +1,7 @@
 import { isRecord as isObj } from '../../machinery/json.js';
 import { list, str } from '../tables/values.js';
 import type { FieldError } from '../../machinery/errors.js';
-export { goRepr, type GoRepr } from '../../machinery/field-value.js';
+export { goJson, goStruct, type GoJson } from '../../machinery/field-value.js';
 
 /**
  * field.Error constructors with kube's wording (apimachinery
@@ -78,6 +78,3 @@ export function nonNegative(value: unknown, field: string): FieldError[] {
 export function inclusiveRange(lo: number, hi: number): string {
   return `must be between ${lo} and ${hi}, inclusive`;
 }
-
-/** A pre-rendered Go %#v form, for values kube renders as Go structs, maps or slices. */
-

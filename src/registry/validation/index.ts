@@ -108,5 +108,5 @@ export function hasValidation(group: string, kind: string): boolean {
   return `${group}/${kind}` in RULES;
 }
 
-export { renderFieldValue, goSyntax } from './render.js';
+export { renderFieldValue } from './render.js';
 export { cronScheduleError } from './cron.js';

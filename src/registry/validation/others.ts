@@ -1,9 +1,9 @@
 import type { FieldError } from '../../machinery/errors.js';
 import { jsonEqual } from '../../machinery/object.js';
 import { isDns1035Label, isDns1123Subdomain, isPathSegmentName, isQualifiedName } from '../../machinery/name-validation.js';
-import { FIELD_IMMUTABLE, forbidden, goRepr, has, invalid, isObj, list, nonNegative, notSupported, num, obj, objs, required, str, type Obj } from './field.js';
+import { FIELD_IMMUTABLE, forbidden, goStruct, has, invalid, isObj, list, nonNegative, notSupported, num, obj, objs, required, str, type GoJson, type Obj } from './field.js';
 import { validatePortNumOrName } from './pod-spec.js';
-import { goQuote } from './render.js';
+import { labelSelectorRepr } from './render.js';
 import { validateLabelSelector } from './selector.js';
 
 /**
@@ -48,8 +48,23 @@ export function validateClusterRole(role: Obj): FieldError[] {
   return errs;
 }
 
-function roleRefRepr(ref: Obj): ReturnType<typeof goRepr> {
-  return goRepr(`rbac.RoleRef{APIGroup:${goQuote(str(ref.apiGroup))}, Kind:${goQuote(str(ref.kind))}, Name:${goQuote(str(ref.name))}}`);
+/** json.Marshal of the internal rbac.RoleRef (untagged: Go field names). */
+function roleRefRepr(ref: Obj): GoJson {
+  return goStruct([
+    ['APIGroup', str(ref.apiGroup)],
+    ['Kind', str(ref.kind)],
+    ['Name', str(ref.name)],
+  ]);
+}
+
+/** json.Marshal of the internal policy.PodDisruptionBudgetSpec (untagged; the selector is metav1's, tagged). */
+function pdbSpecRepr(spec: Obj): GoJson {
+  return goStruct([
+    ['MinAvailable', spec.minAvailable ?? null],
+    ['Selector', labelSelectorRepr(spec.selector)],
+    ['MaxUnavailable', spec.maxUnavailable ?? null],
+    ['UnhealthyPodEvictionPolicy', spec.unhealthyPodEvictionPolicy ?? null],
+  ]);
 }
 
 export function validateRoleBinding(binding: Obj, namespaced: boolean): FieldError[] {
@@ -101,7 +116,7 @@ function validatePositiveIntOrPercent(v: unknown, field: string): FieldError[] {
 export function validatePodDisruptionBudget(pdb: Obj): FieldError[] {
   const spec = obj(pdb.spec);
   const errs: FieldError[] = [];
-  if (has(spec.minAvailable) && has(spec.maxUnavailable)) errs.push(invalid('spec', goRepr('policy.PodDisruptionBudgetSpec{...}'), 'minAvailable and maxUnavailable cannot be both set'));
+  if (has(spec.minAvailable) && has(spec.maxUnavailable)) errs.push(invalid('spec', pdbSpecRepr(spec), 'minAvailable and maxUnavailable cannot be both set'));
   if (has(spec.minAvailable)) errs.push(...validatePositiveIntOrPercent(spec.minAvailable, 'spec.minAvailable'));
   if (has(spec.maxUnavailable)) errs.push(...validatePositiveIntOrPercent(spec.maxUnavailable, 'spec.maxUnavailable'));
   errs.push(...validateLabelSelector(spec.selector, 'spec.selector'));
@@ -190,17 +205,17 @@ function validateIngressBackend(backend: Obj, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const svc = backend.service;
   const hasResource = has(backend.resource);
-  if (isObj(svc) && hasResource) return [invalid(path, goRepr('networking.IngressBackend{...}'), 'cannot set both resource and service backends')];
+  if (isObj(svc) && hasResource) return [invalid(path, '', 'cannot set both resource and service backends')];
   if (isObj(svc)) {
     if (!str(svc.name)) errs.push(required(`${path}.service.name`));
     else errs.push(...isDns1123Label1035(str(svc.name), `${path}.service.name`));
     const port = obj(svc.port);
     const hasName = str(port.name) !== '';
     const hasNumber = num(port.number) !== 0;
-    if (hasName && hasNumber) errs.push(invalid(`${path}.service.port`, goRepr('networking.ServiceBackendPort{...}'), 'cannot set both port name & port number'));
-    else if (!hasName && !hasNumber) errs.push(invalid(`${path}.service.port`, goRepr('networking.ServiceBackendPort{...}'), 'port name or number is required'));
+    if (hasName && hasNumber) errs.push(invalid(path, '', 'cannot set both port name & port number'));
+    else if (!hasName && !hasNumber) errs.push(required(path, 'port name or number is required'));
   } else if (!hasResource) {
-    errs.push(invalid(path, goRepr('networking.IngressBackend{...}'), 'resource or service backend is required'));
+    errs.push(invalid(path, '', 'resource or service backend is required'));
   }
   return errs;
 }
@@ -213,7 +228,7 @@ export function validateIngress(ing: Obj): FieldError[] {
   const spec = obj(ing.spec);
   const errs: FieldError[] = [];
   const rules = objs(spec.rules);
-  if (rules.length === 0 && !isObj(spec.defaultBackend)) errs.push(invalid('spec', goRepr('networking.IngressSpec{...}'), 'either `defaultBackend` or `rules` must be specified'));
+  if (rules.length === 0 && !isObj(spec.defaultBackend)) errs.push(invalid('spec', Array.isArray(spec.rules) ? [] : null, 'either `defaultBackend` or `rules` must be specified'));
   if (isObj(spec.defaultBackend)) errs.push(...validateIngressBackend(spec.defaultBackend, 'spec.defaultBackend'));
   rules.forEach((rule, i) => {
     const p = `spec.rules[${i}]`;
