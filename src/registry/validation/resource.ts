@@ -2,7 +2,7 @@ import { compile, deviceSelectorEnvironment } from '../../cel/index.js';
 import type { FieldError } from '../../machinery/errors.js';
 import { isDns1123Label, isDns1123Subdomain, isValidLabelValue } from '../../machinery/name-validation.js';
 import {
-  duplicate, forbidden, has, invalid, isObj, list, notSupported, obj, objs, required, str, tooLong, tooMany, FIELD_IMMUTABLE, type Obj,
+  duplicate, forbidden, goRepr, has, invalid, isObj, list, notSupported, obj, objs, required, str, tooLong, tooMany, FIELD_IMMUTABLE, type Obj,
 } from './field.js';
 import { validateLabelName } from './selector.js';
 
@@ -334,7 +334,7 @@ export function validateResourceClaim(claim: Obj): FieldError[] {
 
 /** ValidateResourceClaimUpdate: the spec is immutable, and only that is checked. */
 export function validateResourceClaimUpdate(claim: Obj, old: Obj): FieldError[] {
-  return immutable(claim.spec, old.spec, 'spec');
+  return immutable(claim.spec, old.spec, 'spec', goRepr('resource.ResourceClaimSpec{...}'));
 }
 
 export function validateResourceClaimTemplate(template: Obj): FieldError[] {
@@ -342,11 +342,12 @@ export function validateResourceClaimTemplate(template: Obj): FieldError[] {
 }
 
 export function validateResourceClaimTemplateUpdate(template: Obj, old: Obj): FieldError[] {
-  return immutable(template.spec, old.spec, 'spec');
+  return immutable(template.spec, old.spec, 'spec', goRepr('resource.ResourceClaimTemplateSpec{...}'));
 }
 
-function immutable(value: unknown, old: unknown, path: string): FieldError[] {
-  return canonical(value) === canonical(old) ? [] : [invalid(path, value, FIELD_IMMUTABLE)];
+/** ValidateImmutableField; `shown` stands in for kube's %#v of a Go struct (as batch.ts does for a pod template). */
+function immutable(value: unknown, old: unknown, path: string, shown: unknown = value): FieldError[] {
+  return canonical(value) === canonical(old) ? [] : [invalid(path, shown, FIELD_IMMUTABLE)];
 }
 
 /** JSON with sorted keys: semantic equality of decoded objects. */
@@ -431,7 +432,7 @@ export function validateResourceClaimStatusUpdate(claim: Obj, old: Obj): FieldEr
       }
     }
   }
-  if (allocation && isObj(oldStatus.allocation)) errs.push(...immutable(allocation, oldStatus.allocation, 'status.allocation'));
+  if (allocation && isObj(oldStatus.allocation)) errs.push(...immutable(allocation, oldStatus.allocation, 'status.allocation', goRepr('&resource.AllocationResult{...}')));
   else if (allocation) errs.push(...validateAllocationResult(allocation, 'status.allocation', names));
   return errs;
 }
