@@ -150,6 +150,45 @@ describe('built-in API versions converted to and from storage (resource.k8s.io/v
     assert.deepEqual(requestsOf(JSON.parse(got.stdout)), BETA_REQUESTS);
   });
 
+  it('kubectl shows kube\'s 422 for an invalid ResourceClaim and DeviceClass (resource.k8s.io validation)', { skip: kubectlMissing() }, async () => {
+    const claim = `apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: bad-claim
+  namespace: default
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+        allocationMode: ExactCount
+        count: -1
+    constraints:
+    - requests: [nope]
+      matchAttribute: gpu.example.com/numa
+`;
+    const refusedClaim = await kubectl(server, ['create', '-f', '-'], claim);
+    assert.notEqual(refusedClaim.code, 0);
+    assert.match(refusedClaim.stderr, /The ResourceClaim "bad-claim" is invalid: \n/);
+    assert.ok(refusedClaim.stderr.includes('* spec.devices.requests[0].exactly.count: Invalid value: -1: must be greater than zero'), refusedClaim.stderr);
+    assert.ok(refusedClaim.stderr.includes(`* spec.devices.constraints[0].requests[0]: Invalid value: "nope": must be the name of a request in the claim or the name of a request and a subrequest separated by '/'`), refusedClaim.stderr);
+    const deviceClass = `apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: bad-class
+spec:
+  selectors:
+  - cel:
+      expression: device.driver
+`;
+    const refusedClass = await kubectl(server, ['create', '-f', '-'], deviceClass);
+    assert.notEqual(refusedClass.code, 0);
+    assert.ok(refusedClass.stderr.includes('The DeviceClass "bad-class" is invalid: spec.selectors[0].cel.expression: Invalid value: "device.driver": must evaluate to bool or the unknown type, not string'), refusedClass.stderr);
+    const missing = await http(server, 'GET', '/apis/resource.k8s.io/v1/deviceclasses/bad-class');
+    assert.equal(missing.status, 404);
+  });
+
   it('a ResourceClaim created in v1 without allocationMode or count reads back with kube\'s defaults', async () => {
     const body = {
       apiVersion: 'resource.k8s.io/v1',
