@@ -11,7 +11,7 @@ import { hasValidation, validateObject, validateObjectUpdate } from './validatio
 import { validateCustomResourceDefinitionStatusUpdate } from './validation/crd.js';
 import { prepareCreate as prepareCsrCreate, prepareMainUpdate as prepareCsrUpdate, prepareStatusUpdate as prepareCsrStatusUpdate } from './csr-strategy.js';
 import { validateCertificateSigningRequestUpdate } from './validation/certificates.js';
-import { validateResourceClaimStatusUpdate } from './validation/resource.js';
+import { validateDeviceTaintRuleStatusUpdate, validateResourceClaimStatusUpdate } from './validation/resource.js';
 
 /**
  * The strategy of each resource: kube-apiserver's per-type facts
@@ -157,7 +157,7 @@ const OVERRIDES: Record<string, (base: Strategy, gates: FeatureGates) => Strateg
   }),
   // resourceclaimStatusStrategy: /status writes are checked by the status rules, not the spec's immutability.
   'resource.k8s.io/resourceclaims': (base) => ({ ...base, validateStatusUpdate: (obj, old) => validateResourceClaimStatusUpdate(obj, old) }),
-  'resource.k8s.io/devicetaintrules': (base) => ({ ...base, prepareForUpdate: restartTaintTimeOnNewEffect }),
+  'resource.k8s.io/devicetaintrules': (base) => ({ ...base, prepareForUpdate: restartTaintTimeOnNewEffect, validateStatusUpdate: (obj) => validateDeviceTaintRuleStatusUpdate(obj) }),
   'resource.k8s.io/resourceslices': (base, gates) => ({
     ...base,
     prepareForCreate: (obj) => dropDisabledSliceFields(obj, undefined, gates),

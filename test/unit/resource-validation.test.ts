@@ -251,6 +251,38 @@ describe('ResourceSlice', () => {
   });
 });
 
+describe('counters, binding conditions, network data', () => {
+  const slice = (extra: Record<string, unknown>) => ({ spec: { driver: 'd.example.com', allNodes: true, pool: { name: 'p', resourceSliceCount: 1 }, ...extra } });
+
+  it('a counter set needs counters named by DNS labels; a device consumes at most 2 sets, each once', () => {
+    const e = errs('ResourceSlice', slice({ sharedCounters: [{ name: 'gpu', counters: {} }, { name: 'mem', counters: { Bad_Name: { value: '1' } } }] }));
+    assert.deepEqual(e.map((x) => `${x.type} ${x.field}`), ['FieldValueRequired spec.sharedCounters[0].counters', 'FieldValueInvalid spec.sharedCounters[1].counters']);
+    const consumes = [{ counterSet: 'a', counters: { c: {} } }, { counterSet: 'b', counters: { c: {} } }, { counterSet: 'c', counters: { c: {} } }];
+    assert.deepEqual(brief(errs('ResourceSlice', slice({ devices: [{ name: 'd', consumesCounters: consumes }] }))),
+      ['FieldValueTooMany spec.devices[0].consumesCounters: must have at most 2 items <3>']);
+  });
+
+  it('bindingConditions and bindingFailureConditions go together and do not overlap', () => {
+    const e = errs('ResourceSlice', slice({ devices: [{ name: 'a', bindingConditions: ['ready'] }, { name: 'b', bindingConditions: ['x'], bindingFailureConditions: ['x'] }] }));
+    assert.deepEqual(brief(e), [
+      'FieldValueInvalid spec.devices[0].bindingFailureConditions: bindingFailureConditions are required to use bindingConditions <[]>',
+      'FieldValueInvalid spec.devices[1].bindingFailureConditions[0]: bindingFailureConditions must not overlap with bindingConditions <"x">',
+    ]);
+  });
+
+  it('a claim\'s device network data: interface name at most 256 bytes, at most 16 unique IPs', () => {
+    const strategy = strategyFor(G, 'resourceclaims', 'ResourceClaim');
+    const base = { apiVersion: `${G}/v1`, kind: 'ResourceClaim', metadata: { name: 'x' }, ...claim({ requests: [{ name: 'a', exactly: exact() }] }) };
+    const result = { request: 'a', driver: 'd.example.com', pool: 'p', device: 'nic' };
+    const device = { driver: 'd.example.com', pool: 'p', device: 'nic', networkData: { interfaceName: 'e'.repeat(257), ips: ['10.0.0.1/24', '10.0.0.1/24'] } };
+    const obj = { ...base, status: { allocation: { devices: { results: [result] } }, devices: [device] } } as KubeObject;
+    assert.deepEqual(brief(strategy.validateStatusUpdate!(obj, base as KubeObject)), [
+      'FieldValueTooLong status.devices[0].networkData.interfaceName: may not be more than 256 bytes',
+      'FieldValueDuplicate status.devices[0].networkData.ips[1]:  <"10.0.0.1/24">',
+    ]);
+  });
+});
+
 describe('DeviceTaintRule', () => {
   it('taint key is a label name, effect required; selector names validated', () => {
     const e = errs('DeviceTaintRule', { spec: { deviceSelector: { driver: 'Bad_Driver', device: 'UPPER' }, taint: { key: '', effect: '' } } });
@@ -261,6 +293,13 @@ describe('DeviceTaintRule', () => {
       'FieldValueInvalid spec.taint.key',
       'FieldValueRequired spec.taint.effect',
     ]);
+  });
+
+  it('/status holds at most 8 conditions', () => {
+    const strategy = strategyFor(G, 'devicetaintrules', 'DeviceTaintRule');
+    const old = { apiVersion: `${G}/v1beta2`, kind: 'DeviceTaintRule', metadata: { name: 'x' }, spec: { taint: { key: 'k', effect: 'NoSchedule' } } } as KubeObject;
+    const conditions = Array.from({ length: 9 }, (_, i) => ({ type: `T${i}`, status: 'True' }));
+    assert.deepEqual(brief(strategy.validateStatusUpdate!({ ...old, status: { conditions } } as KubeObject, old)), ['FieldValueTooMany status.conditions: must have at most 8 items <9>']);
   });
 
   it('an unchanged effect is not revalidated on update', () => {

@@ -39,6 +39,13 @@ const DEVICE_TAINTS_MAX = 16;
 const SLICE_MAX_COUNTER_SETS = 8;
 const DEVICE_STATUS_MAX_CONDITIONS = 8;
 const DEVICE_STATUS_DATA_MAX_LENGTH = 10 * 1024;
+const COUNTERS_MAX = 32;
+const DEVICE_COUNTER_CONSUMPTIONS_MAX = 2;
+const BINDING_CONDITIONS_MAX = 4;
+const INTERFACE_NAME_MAX = 256;
+const HARDWARE_ADDRESS_MAX = 128;
+const NETWORK_IPS_MAX = 16;
+const TAINT_RULE_STATUS_MAX_CONDITIONS = 8;
 
 const ALLOCATION_MODES = ['All', 'ExactCount'];
 const TOLERATION_OPERATORS = ['Equal', 'Exists'];
@@ -356,6 +363,34 @@ function canonical(v: unknown): string {
     isObj(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x);
 }
 
+/** validateDeviceBindingParameters: a device's or allocation result's bindingConditions and bindingFailureConditions. */
+function validateBindingParameters(item: Obj, path: string): FieldError[] {
+  const conditions = strings(item.bindingConditions);
+  const failures = strings(item.bindingFailureConditions);
+  const errs = [
+    ...eachBounded(conditions, BINDING_CONDITIONS_MAX, `${path}.bindingConditions`, validateLabelName),
+    ...eachBounded(failures, BINDING_CONDITIONS_MAX, `${path}.bindingFailureConditions`, validateLabelName),
+  ];
+  const seen = new Set<string>();
+  conditions.forEach((c, i) => {
+    if (seen.has(c)) errs.push(duplicate(`${path}.bindingConditions[${i}]`, c));
+    else seen.add(c);
+  });
+  const seenFailures = new Set<string>();
+  failures.forEach((c, i) => {
+    if (seenFailures.has(c)) errs.push(duplicate(`${path}.bindingFailureConditions[${i}]`, c));
+    else seenFailures.add(c);
+    if (seen.has(c)) errs.push(invalid(`${path}.bindingFailureConditions[${i}]`, c, 'bindingFailureConditions must not overlap with bindingConditions'));
+  });
+  if (conditions.length === 0 && failures.length > 0) {
+    errs.push(invalid(`${path}.bindingConditions`, list(item.bindingConditions), 'bindingConditions are required to use bindingFailureConditions'));
+  }
+  if (failures.length === 0 && conditions.length > 0) {
+    errs.push(invalid(`${path}.bindingFailureConditions`, list(item.bindingFailureConditions), 'bindingFailureConditions are required to use bindingConditions'));
+  }
+  return errs;
+}
+
 // ---- ResourceClaim status ----
 
 function deviceId(d: Obj): string {
@@ -381,6 +416,7 @@ function validateAllocationResult(allocation: Obj, path: string, names: RequestN
       ...validateDriverName(str(r.driver), `${p}.driver`),
       ...validatePoolName(str(r.pool), `${p}.pool`),
       ...validateDeviceName(str(r.device), `${p}.device`),
+      ...validateBindingParameters(r, p),
       ...objs(r.tolerations).flatMap((t, i) => validateToleration(t, `${p}.tolerations[${i}]`)),
       ...(typeof r.shareID === 'string' ? validateShareId(r.shareID, `${p}.shareID`) : []),
     ]),
@@ -406,6 +442,16 @@ function validateDeviceStatus(d: Obj, path: string, allocated: Set<string>): Fie
   const conditions = list(d.conditions);
   if (conditions.length > DEVICE_STATUS_MAX_CONDITIONS) errs.push(tooMany(`${path}.conditions`, conditions.length, DEVICE_STATUS_MAX_CONDITIONS));
   if (has(d.data)) errs.push(...validateRawObject(d.data, `${path}.data`, false, DEVICE_STATUS_DATA_MAX_LENGTH));
+  if (isObj(d.networkData)) errs.push(...validateNetworkData(d.networkData, `${path}.networkData`));
+  return errs;
+}
+
+/** validateNetworkDeviceData, but for the IPs' CIDR form (IsValidInterfaceAddress). */
+function validateNetworkData(data: Obj, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (Buffer.byteLength(str(data.interfaceName)) > INTERFACE_NAME_MAX) errs.push(tooLong(`${path}.interfaceName`, INTERFACE_NAME_MAX));
+  if (Buffer.byteLength(str(data.hardwareAddress)) > HARDWARE_ADDRESS_MAX) errs.push(tooLong(`${path}.hardwareAddress`, HARDWARE_ADDRESS_MAX));
+  errs.push(...uniqueBounded(strings(data.ips), NETWORK_IPS_MAX, `${path}.ips`, () => [], (ip) => ip));
   return errs;
 }
 
@@ -532,6 +578,8 @@ function validateDevice(d: Obj, old: Obj | undefined, path: string, perDeviceNod
   if (!old || canonical(old.taints) !== canonical(d.taints)) {
     errs.push(...eachBounded(objs(d.taints), DEVICE_TAINTS_MAX, `${path}.taints`, (t, p) => validateTaint(t, undefined, p)));
   }
+  errs.push(...uniqueBounded(objs(d.consumesCounters), DEVICE_COUNTER_CONSUMPTIONS_MAX, `${path}.consumesCounters`,
+    (c, p) => validateCounters(str(c.counterSet), c.counters, p, 'counterSet'), (c) => str(c.counterSet)));
   const placement = has(d.nodeName) || has(d.nodeSelector) || has(d.allNodes);
   if (perDeviceNodeSelection) {
     const set: string[] = [];
@@ -555,6 +603,17 @@ function validateDevice(d: Obj, old: Obj | undefined, path: string, perDeviceNod
   } else if (placement) {
     errs.push(invalid(path, null, '`nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` is set to true in the ResourceSlice spec'));
   }
+  errs.push(...validateBindingParameters(d, path));
+  return errs;
+}
+
+/** A counter set (name) or a device's consumption of one (counterSet): the name, then at most 32 counters named by DNS labels. */
+function validateCounters(name: string, counters: unknown, path: string, nameField: string): FieldError[] {
+  const errs = name === '' ? [required(`${path}.${nameField}`)] : dnsLabel(name, `${path}.${nameField}`);
+  const keys = Object.keys(obj(counters));
+  if (keys.length === 0) errs.push(required(`${path}.counters`));
+  else if (keys.length > COUNTERS_MAX) errs.push(tooMany(`${path}.counters`, keys.length, COUNTERS_MAX));
+  else for (const k of keys) errs.push(...dnsLabel(k, `${path}.counters`));
   return errs;
 }
 
@@ -600,8 +659,7 @@ function validateSliceSpec(spec: Obj, old: Obj | undefined): FieldError[] {
   errs.push(...uniqueBounded(devices, advanced ? SLICE_MAX_DEVICES_ADVANCED : SLICE_MAX_DEVICES, 'spec.devices',
     (d, p) => validateDevice(d, oldDevices.get(str(d.name)), p, spec.perDeviceNodeSelection === true), (d) => str(d.name)));
   errs.push(...uniqueBounded(objs(spec.sharedCounters), SLICE_MAX_COUNTER_SETS, 'spec.sharedCounters', (c, p) => [
-    ...(str(c.name) === '' ? [required(`${p}.name`)] : dnsLabel(str(c.name), `${p}.name`)),
-    ...(Object.keys(obj(c.counters)).length === 0 ? [required(`${p}.counters`)] : []),
+    ...validateCounters(str(c.name), c.counters, p, 'name'),
   ], (c) => str(c.name)));
   return errs;
 }
@@ -634,5 +692,11 @@ export function validateDeviceTaintRule(rule: Obj): FieldError[] {
 
 export function validateDeviceTaintRuleUpdate(rule: Obj, old: Obj): FieldError[] {
   return validateTaintRuleSpec(obj(rule.spec), obj(old.spec));
+}
+
+/** ValidateDeviceTaintRuleStatusUpdate's bound on conditions (their contents are metav1 ValidateConditions', not checked here). */
+export function validateDeviceTaintRuleStatusUpdate(rule: Obj): FieldError[] {
+  const conditions = list(obj(rule.status).conditions);
+  return conditions.length > TAINT_RULE_STATUS_MAX_CONDITIONS ? [tooMany('status.conditions', conditions.length, TAINT_RULE_STATUS_MAX_CONDITIONS)] : [];
 }
 
