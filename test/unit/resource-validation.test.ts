@@ -298,8 +298,15 @@ describe('DeviceTaintRule', () => {
   it('/status holds at most 8 conditions', () => {
     const strategy = strategyFor(G, 'devicetaintrules', 'DeviceTaintRule');
     const old = { apiVersion: `${G}/v1beta2`, kind: 'DeviceTaintRule', metadata: { name: 'x' }, spec: { taint: { key: 'k', effect: 'NoSchedule' } } } as KubeObject;
-    const conditions = Array.from({ length: 9 }, (_, i) => ({ type: `T${i}`, status: 'True' }));
+    const conditions = Array.from({ length: 9 }, (_, i) => ({ type: `T${i}`, status: 'True', reason: 'R', lastTransitionTime: '2026-01-01T00:00:00Z' }));
     assert.deepEqual(brief(strategy.validateStatusUpdate!({ ...old, status: { conditions } } as KubeObject, old)), ['FieldValueTooMany status.conditions: must have at most 8 items <9>']);
+    const bad = [{ type: 'A', status: 'Maybe', reason: '1x' }, { type: 'A', status: 'True', reason: 'R', lastTransitionTime: '2026-01-01T00:00:00Z' }];
+    assert.deepEqual(brief(strategy.validateStatusUpdate!({ ...old, status: { conditions: bad } } as KubeObject, old)), [
+      'FieldValueNotSupported status.conditions[0].status:  <"Maybe">',
+      'FieldValueRequired status.conditions[0].lastTransitionTime: must be set',
+      "FieldValueInvalid status.conditions[0].reason: a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName',  or 'ReasonA,ReasonB',  or 'ReasonA:ReasonB', regex used for validation is '[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?') <\"1x\">",
+      'FieldValueDuplicate status.conditions[1].type:  <"A">',
+    ]);
   });
 
   it('an unchanged effect is not revalidated on update', () => {

@@ -5,6 +5,7 @@ import {
   duplicate, forbidden, goRepr, has, invalid, isObj, list, notSupported, obj, objs, required, str, tooLong, tooMany, FIELD_IMMUTABLE, type Obj,
 } from './field.js';
 import { validateLabelName } from './selector.js';
+import { validateMetaConditions } from './conditions.js';
 
 /**
  * resource.k8s.io (DRA) validation as kube-apiserver runs it
@@ -441,6 +442,7 @@ function validateDeviceStatus(d: Obj, path: string, allocated: Set<string>): Fie
   if (!allocated.has(deviceId(d))) errs.push(invalid(path, deviceId(d), 'must be an allocated device in the claim'));
   const conditions = list(d.conditions);
   if (conditions.length > DEVICE_STATUS_MAX_CONDITIONS) errs.push(tooMany(`${path}.conditions`, conditions.length, DEVICE_STATUS_MAX_CONDITIONS));
+  errs.push(...validateMetaConditions(conditions, `${path}.conditions`));
   if (has(d.data)) errs.push(...validateRawObject(d.data, `${path}.data`, false, DEVICE_STATUS_DATA_MAX_LENGTH));
   if (isObj(d.networkData)) errs.push(...validateNetworkData(d.networkData, `${path}.networkData`));
   return errs;
@@ -694,9 +696,11 @@ export function validateDeviceTaintRuleUpdate(rule: Obj, old: Obj): FieldError[]
   return validateTaintRuleSpec(obj(rule.spec), obj(old.spec));
 }
 
-/** ValidateDeviceTaintRuleStatusUpdate's bound on conditions (their contents are metav1 ValidateConditions', not checked here). */
+/** ValidateDeviceTaintRuleStatusUpdate: the conditions, then their number. */
 export function validateDeviceTaintRuleStatusUpdate(rule: Obj): FieldError[] {
   const conditions = list(obj(rule.status).conditions);
-  return conditions.length > TAINT_RULE_STATUS_MAX_CONDITIONS ? [tooMany('status.conditions', conditions.length, TAINT_RULE_STATUS_MAX_CONDITIONS)] : [];
+  const errs = validateMetaConditions(conditions, 'status.conditions');
+  if (conditions.length > TAINT_RULE_STATUS_MAX_CONDITIONS) errs.push(tooMany('status.conditions', conditions.length, TAINT_RULE_STATUS_MAX_CONDITIONS));
+  return errs;
 }
 
