@@ -314,3 +314,16 @@ describe('DeviceTaintRule', () => {
     assert.deepEqual(validateObjectUpdate(G, 'DeviceTaintRule', old, old), []);
   });
 });
+
+describe('ResourcePoolStatusRequest', () => {
+  it('driver required in kube\'s words, limit within 1..1000, spec immutable', () => {
+    assert.deepEqual(brief(errs('ResourcePoolStatusRequest', { spec: { limit: 1001 } })), [
+      'FieldValueRequired spec.driver: driver name is required',
+      'FieldValueInvalid spec.limit: must not exceed 1000 <1001>',
+    ]);
+    const old = { apiVersion: `${G}/v1alpha3`, kind: 'ResourcePoolStatusRequest', metadata: { name: 'x' }, spec: { driver: 'd.example.com', limit: 100 } } as KubeObject;
+    assert.deepEqual(validateObjectUpdate(G, 'ResourcePoolStatusRequest', old, old), []);
+    const changed = { ...old, spec: { driver: 'd.example.com', limit: 5 } } as KubeObject;
+    assert.deepEqual(validateObjectUpdate(G, 'ResourcePoolStatusRequest', changed, old).map((e) => [e.field, (e as { detail: string }).detail]), [['spec', 'field is immutable']]);
+  });
+});

@@ -91,6 +91,7 @@ const RULES: Record<string, Rules> = {
   'resource.k8s.io/ResourceClaim': { create: resource.validateResourceClaim, update: resource.validateResourceClaimUpdate, replaces: true },
   'resource.k8s.io/ResourceClaimTemplate': { create: resource.validateResourceClaimTemplate, update: resource.validateResourceClaimTemplateUpdate, replaces: true },
   'resource.k8s.io/ResourceSlice': { create: resource.validateResourceSlice, update: resource.validateResourceSliceUpdate, replaces: true },
+  'resource.k8s.io/ResourcePoolStatusRequest': { create: resource.validateResourcePoolStatusRequest, update: resource.validateResourcePoolStatusRequestUpdate, replaces: true },
   'resource.k8s.io/DeviceTaintRule': { create: resource.validateDeviceTaintRule, update: resource.validateDeviceTaintRuleUpdate, replaces: true },
   'apiextensions.k8s.io/CustomResourceDefinition': { create: validateCustomResourceDefinition, update: validateCustomResourceDefinitionUpdate, replaces: true },
 };

@@ -704,3 +704,25 @@ export function validateDeviceTaintRuleStatusUpdate(rule: Obj): FieldError[] {
   return errs;
 }
 
+
+// ---- ResourcePoolStatusRequest (v1alpha3) ----
+
+const POOL_STATUS_REQUEST_LIMIT_MAX = 1000;
+
+/** validateResourcePoolStatusRequestSpec (validation_resourcepoolstatusrequest.go). */
+export function validateResourcePoolStatusRequest(request: Obj): FieldError[] {
+  const spec = obj(request.spec);
+  const driver = str(spec.driver);
+  const errs = driver === '' ? [required('spec.driver', 'driver name is required')] : validateDriverName(driver, 'spec.driver');
+  if (str(spec.poolName) !== '') errs.push(...validatePoolName(str(spec.poolName), 'spec.poolName'));
+  if (typeof spec.limit === 'number') {
+    if (spec.limit < 1) errs.push(invalid('spec.limit', spec.limit, 'must be at least 1'));
+    if (spec.limit > POOL_STATUS_REQUEST_LIMIT_MAX) errs.push(invalid('spec.limit', spec.limit, `must not exceed ${POOL_STATUS_REQUEST_LIMIT_MAX}`));
+  }
+  return errs;
+}
+
+/** ValidateResourcePoolStatusRequestUpdate: the spec is immutable once created. */
+export function validateResourcePoolStatusRequestUpdate(request: Obj, old: Obj): FieldError[] {
+  return immutable(request.spec, old.spec, 'spec', goRepr('resource.ResourcePoolStatusRequestSpec{...}'));
+}
