@@ -143,7 +143,7 @@ describe('ResourceClaim spec', () => {
     assert.deepEqual(brief(e), [
       "FieldValueInvalid spec.devices.constraints[0].requests[0]: must be the name of a request in the claim or the name of a request and a subrequest separated by '/' <\"nope\">",
       'FieldValueDuplicate spec.devices.constraints[0].requests[2]:  <"a">',
-      'FieldValueRequired spec.devices.constraints[0].matchAttribute: ',
+      'FieldValueRequired spec.devices.constraints[0]: exactly one of "matchAttribute" or "distinctAttribute" is required, but multiple fields are set',
       'FieldValueInvalid spec.devices.constraints[1].matchAttribute: a fully qualified name must be a domain and a name separated by a slash <"numa">',
     ]);
   });
@@ -280,6 +280,33 @@ describe('counters, binding conditions, network data', () => {
       'FieldValueTooLong status.devices[0].networkData.interfaceName: may not be more than 256 bytes',
       'FieldValueDuplicate status.devices[0].networkData.ips[1]:  <"10.0.0.1/24">',
     ]);
+  });
+});
+
+describe('consumable capacity request policies', () => {
+  const device = (capacity: Record<string, unknown>, allowMultipleAllocations = true) =>
+    ({ spec: { driver: 'd.example.com', allNodes: true, pool: { name: 'p', resourceSliceCount: 1 }, devices: [{ name: 'a', allowMultipleAllocations, capacity }] } });
+
+  it('a policy needs allowMultipleAllocations', () => {
+    assert.deepEqual(brief(errs('ResourceSlice', device({ mem: { value: '10Gi', requestPolicy: { default: '1Gi' } } }, false))),
+      ['FieldValueForbidden spec.devices[0].capacity[mem].requestPolicy: allowMultipleAllocations must be true']);
+  });
+
+  it('validValues: sorted, within capacity, holding the default', () => {
+    const e = errs('ResourceSlice', device({ mem: { value: '10Gi', requestPolicy: { default: '3Gi', validValues: ['2Gi', '1Gi', '20Gi'] } } }));
+    assert.deepEqual(brief(e), [
+      'FieldValueInvalid spec.devices[0].capacity[mem].requestPolicy.validValues[1]: values must be sorted in ascending order <"1Gi">',
+      'FieldValueInvalid spec.devices[0].capacity[mem].requestPolicy.validValues[2]: option is larger than capacity value: 10Gi <"20Gi">',
+      'FieldValueInvalid spec.devices[0].capacity[mem].requestPolicy.validValues: default value is not valid according to the requestPolicy <"3Gi">',
+    ]);
+  });
+
+  it('validRange: min required, default within, step a divisor from min', () => {
+    assert.deepEqual(brief(errs('ResourceSlice', device({ c: { value: '10', requestPolicy: { default: '1', validRange: {} } } }))),
+      ['FieldValueRequired spec.devices[0].capacity[c].requestPolicy.validRange.min: required when validRange is defined']);
+    assert.deepEqual(brief(errs('ResourceSlice', device({ c: { value: '10', requestPolicy: { default: '3', validRange: { min: '2', max: '8', step: '2' } } } }))),
+      ['FieldValueInvalid spec.devices[0].capacity[c].requestPolicy.validRange.step: value is not a multiple of a given step (2) from (2) <"3">']);
+    assert.deepEqual(errs('ResourceSlice', device({ c: { value: '10', requestPolicy: { default: '4', validRange: { min: '2', max: '8', step: '2' } } } })), []);
   });
 });
 

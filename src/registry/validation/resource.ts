@@ -1,3 +1,4 @@
+import { compareQuantities, formatQuantity, quantityFromJson, type Quantity } from '../../api/quantity.js';
 import { compile, deviceSelectorEnvironment } from '../../cel/index.js';
 import type { FieldError } from '../../machinery/errors.js';
 import { isDns1123Label, isDns1123Subdomain, isValidLabelValue } from '../../machinery/name-validation.js';
@@ -47,6 +48,7 @@ const INTERFACE_NAME_MAX = 256;
 const HARDWARE_ADDRESS_MAX = 128;
 const NETWORK_IPS_MAX = 16;
 const TAINT_RULE_STATUS_MAX_CONDITIONS = 8;
+const REQUEST_POLICY_MAX_VALID_VALUES = 10;
 
 const ALLOCATION_MODES = ['All', 'ExactCount'];
 const TOLERATION_OPERATORS = ['Equal', 'Exists'];
@@ -324,8 +326,8 @@ export function validateClaimSpec(spec: Obj, path: string, stored = false): Fiel
   const devices = obj(spec.devices);
   const at = `${path}.devices`;
   const names = gatherRequestNames(devices);
-  // distinctAttribute survives only with DRAConsumableCapacity on: the strategy drops it otherwise.
-  const consumableCapacity = objs(devices.constraints).some((c) => has(c.distinctAttribute));
+  // DRAConsumableCapacity is beta and on by default in 1.36: kube's message for a constraint without an attribute is the gate-on one.
+  const consumableCapacity = true;
   return [
     ...uniqueBounded(objs(devices.requests), DEVICE_REQUESTS_MAX, `${at}.requests`, (r, p) => validateDeviceRequest(r, p, stored), (r) => str(r.name)),
     ...eachBounded(objs(devices.constraints), DEVICE_CONSTRAINTS_MAX, `${at}.constraints`, (c, p) => validateConstraint(c, p, names, consumableCapacity)),
@@ -565,6 +567,81 @@ function validateMapKeys(m: unknown, path: string, rule: (value: Obj, path: stri
   return Object.entries(obj(m)).flatMap(([k, v]) => [...validateQualifiedName(k, path), ...rule(obj(v), mapKeyPath(path, k, maxKey))]);
 }
 
+// Consumable capacity (DRAConsumableCapacity, beta and on in 1.36): a multi-allocatable device's request policies.
+
+const ZERO: Quantity = { mantissa: 0n, exponent: 0, format: 'DecimalSI' };
+const quantity = (v: unknown): Quantity => quantityFromJson(v) ?? ZERO;
+const shown = (q: Quantity): string => formatQuantity(q);
+
+/** Quantity.Value(): the value rounded up to an integer. */
+function ceilValue(q: Quantity): bigint {
+  if (q.exponent >= 0) return q.mantissa * 10n ** BigInt(q.exponent);
+  const d = 10n ** BigInt(-q.exponent);
+  const t = q.mantissa / d;
+  return q.mantissa > 0n && q.mantissa % d !== 0n ? t + 1n : t;
+}
+
+/** validateRequestPolicy: validValues or validRange, each with a default within the device's capacity. */
+function validateRequestPolicy(capacityValue: unknown, policy: Obj, path: string): FieldError[] {
+  const capacity = quantity(capacityValue);
+  const values = list(policy.validValues).map(quantity);
+  if (values.length > 0 && has(policy.validRange)) {
+    return [forbidden(path, 'exactly one policy can be specified, cannot specify "validValues" and "validRange" at the same time')];
+  }
+  if (values.length > 0) {
+    if (!has(policy.default)) return [required(`${path}.default`, 'required when validValues is defined')];
+    return validateValidValues(quantity(policy.default), capacity, values, `${path}.validValues`);
+  }
+  if (isObj(policy.validRange)) {
+    if (!has(policy.default)) return [required(`${path}.default`, 'required when validRange is defined')];
+    return validateValidRange(quantity(policy.default), capacity, policy.validRange, `${path}.validRange`);
+  }
+  return [];
+}
+
+function validateValidValues(def: Quantity, capacity: Quantity, values: Quantity[], path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  for (let i = 0; i + 1 < values.length; i++) {
+    if (compareQuantities(values[i]!, values[i + 1]!) > 0) errs.push(invalid(`${path}[${i + 1}]`, shown(values[i + 1]!), 'values must be sorted in ascending order'));
+  }
+  let foundDefault = false;
+  errs.push(...uniqueBounded(values, REQUEST_POLICY_MAX_VALID_VALUES, path, (q, p) => {
+    if (compareQuantities(q, def) === 0) foundDefault = true;
+    return compareQuantities(q, capacity) > 0 ? [invalid(p, shown(q), `option is larger than capacity value: ${shown(capacity)}`)] : [];
+  }, (q) => ceilValue(q).toString()));
+  if (!foundDefault) errs.push(invalid(path, shown(def), 'default value is not valid according to the requestPolicy'));
+  return errs;
+}
+
+function validateValidRange(def: Quantity, capacity: Quantity, range: Obj, path: string): FieldError[] {
+  if (!has(range.min)) return [required(`${path}.min`, 'required when validRange is defined')];
+  const min = quantity(range.min);
+  const errs: FieldError[] = [];
+  if (compareQuantities(min, capacity) > 0) errs.push(invalid(`${path}.min`, shown(min), `min is larger than capacity value: ${shown(capacity)}`));
+  if (compareQuantities(def, min) < 0) errs.push(invalid(`${path}.default`, shown(def), `default is less than min: ${shown(min)}`));
+  const max = has(range.max) ? quantity(range.max) : undefined;
+  if (max) {
+    if (compareQuantities(min, max) > 0) errs.push(invalid(`${path}.max`, shown(min), `min is larger than max: ${shown(max)}`));
+    if (compareQuantities(max, capacity) > 0) errs.push(invalid(`${path}.max`, shown(max), `max is larger than capacity value: ${shown(capacity)}`));
+    if (compareQuantities(def, max) > 0) errs.push(invalid(`${path}.default`, shown(def), `default is more than max: ${shown(max)}`));
+  }
+  if (!has(range.step)) return errs;
+  const step = quantity(range.step);
+  const stepValue = ceilValue(step);
+  if (compareQuantities(step, ZERO) <= 0 || stepValue === 0n) {
+    errs.push(invalid(`${path}.step`, shown(step), 'must be greater than zero'));
+    return errs;
+  }
+  const oneStep = ceilValue(min) + stepValue;
+  if (oneStep > ceilValue(capacity)) errs.push(invalid(`${path}.step`, shown(step), `one step ${oneStep} is larger than capacity value: ${shown(capacity)}`));
+  for (const value of max ? [def, max] : [def]) {
+    if ((ceilValue(value) - ceilValue(min)) % stepValue !== 0n) {
+      errs.push(invalid(`${path}.step`, shown(value), `value is not a multiple of a given step (${shown(step)}) from (${shown(min)})`));
+    }
+  }
+  return errs;
+}
+
 function validateDevice(d: Obj, old: Obj | undefined, path: string, perDeviceNodeSelection: boolean): FieldError[] {
   const errs = validateDeviceName(str(d.name), `${path}.name`);
   const total = Object.keys(obj(d.attributes)).length + Object.keys(obj(d.capacity)).length;
@@ -574,8 +651,11 @@ function validateDevice(d: Obj, old: Obj | undefined, path: string, perDeviceNod
   errs.push(...validateMapKeys(d.attributes, `${path}.attributes`, validateDeviceAttribute));
   const multiple = d.allowMultipleAllocations === true;
   if (!old || canonical(old.capacity) !== canonical(d.capacity)) {
-    errs.push(...validateMapKeys(d.capacity, `${path}.capacity`, (c, p) =>
-      !multiple && has(c.requestPolicy) ? [forbidden(`${p}.requestPolicy`, 'allowMultipleAllocations must be true')] : []));
+    errs.push(...validateMapKeys(d.capacity, `${path}.capacity`, (c, p) => {
+      if (!has(c.requestPolicy)) return [];
+      if (!multiple) return [forbidden(`${p}.requestPolicy`, 'allowMultipleAllocations must be true')];
+      return validateRequestPolicy(c.value, obj(c.requestPolicy), `${p}.requestPolicy`);
+    }));
   }
   if (!old || canonical(old.taints) !== canonical(d.taints)) {
     errs.push(...eachBounded(objs(d.taints), DEVICE_TAINTS_MAX, `${path}.taints`, (t, p) => validateTaint(t, undefined, p)));
