@@ -239,6 +239,18 @@ describe('ResourceSlice', () => {
     ]);
   });
 
+  it('nodeSelector: exactly one term; requirements as core\'s ValidateNodeSelector (label values, metadata.name fields)', () => {
+    const selector = { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a b'] }], matchFields: [{ key: 'spec.x', operator: 'In', values: ['n'] }] }, {}] };
+    const e = errs('ResourceSlice', spec({ nodeSelector: selector }));
+    assert.deepEqual(e.map((x) => `${x.type} ${x.field}`), [
+      'FieldValueInvalid spec.nodeSelector.nodeSelectorTerms[0].matchExpressions[0].values[0]',
+      'FieldValueInvalid spec.nodeSelector.nodeSelectorTerms[0].matchFields[0].key',
+      'FieldValueInvalid spec.nodeSelector.nodeSelectorTerms',
+    ]);
+    assert.equal((e[1] as { detail: string }).detail, 'not a valid field selector key');
+    assert.equal((e[2] as { detail: string }).detail, 'must have exactly one node selector term');
+  });
+
   it('driver, pool name and nodeName are immutable', () => {
     const old = { apiVersion: `${G}/v1`, kind: 'ResourceSlice', metadata: { name: 'x' }, ...spec({ nodeName: 'n1' }) } as KubeObject;
     const changed = { ...old, ...spec({ nodeName: 'n2' }) } as KubeObject;

@@ -431,6 +431,7 @@ function validateAllocationResult(allocation: Obj, path: string, names: RequestN
         ...validateDeviceConfiguration(c, p, false),
       ];
     }),
+    ...(isObj(allocation.nodeSelector) ? validateNodeSelector(allocation.nodeSelector, `${path}.nodeSelector`) : []),
   ];
 }
 
@@ -493,36 +494,52 @@ function validateNodeName(name: string, path: string): FieldError[] {
   return dnsSubdomain(name, path);
 }
 
-/** corevalidation.ValidateNodeSelector's requirement rules. */
+/** corevalidation.ValidateNodeSelector (label values checked: allowInvalidLabelValueInRequiredNodeAffinity is false here). */
 function validateNodeSelector(selector: Obj, path: string): FieldError[] {
   const terms = objs(selector.nodeSelectorTerms);
   if (terms.length === 0) return [required(`${path}.nodeSelectorTerms`, 'must have at least one node selector term')];
-  const errs: FieldError[] = [];
-  terms.forEach((term, i) => {
-    for (const kind of ['matchExpressions', 'matchFields']) {
-      objs(term[kind]).forEach((req, j) => {
-        const p = `${path}.nodeSelectorTerms[${i}].${kind}[${j}]`;
-        const values = list(req.values);
-        switch (req.operator) {
-          case 'In':
-          case 'NotIn':
-            if (values.length === 0) errs.push(required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
-            break;
-          case 'Exists':
-          case 'DoesNotExist':
-            if (values.length > 0) errs.push(forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-            break;
-          case 'Gt':
-          case 'Lt':
-            if (values.length !== 1) errs.push(required(`${p}.values`, "must be specified single value when `operator` is 'Lt' or 'Gt'"));
-            break;
-          default:
-            errs.push(invalid(`${p}.operator`, req.operator ?? '', 'not a valid selector operator'));
-        }
-        if (kind === 'matchExpressions') errs.push(...validateLabelName(str(req.key), `${p}.key`));
-      });
-    }
+  return terms.flatMap((term, i) => {
+    const at = `${path}.nodeSelectorTerms[${i}]`;
+    return [
+      ...objs(term.matchExpressions).flatMap((req, j) => validateNodeSelectorRequirement(req, `${at}.matchExpressions[${j}]`)),
+      ...objs(term.matchFields).flatMap((req, j) => validateNodeFieldSelectorRequirement(req, `${at}.matchFields[${j}]`)),
+    ];
   });
+}
+
+function validateNodeSelectorRequirement(req: Obj, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const values = strings(req.values);
+  switch (req.operator) {
+    case 'In':
+    case 'NotIn':
+      if (values.length === 0) errs.push(required(`${path}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
+      break;
+    case 'Exists':
+    case 'DoesNotExist':
+      if (values.length > 0) errs.push(forbidden(`${path}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+      break;
+    case 'Gt':
+    case 'Lt':
+      if (values.length !== 1) errs.push(required(`${path}.values`, "must be specified single value when `operator` is 'Lt' or 'Gt'"));
+      break;
+    default:
+      errs.push(invalid(`${path}.operator`, str(req.operator), 'not a valid selector operator'));
+  }
+  errs.push(...validateLabelName(str(req.key), `${path}.key`));
+  values.forEach((v, i) => errs.push(...validateLabelValue(v, `${path}.values[${i}]`)));
+  return errs;
+}
+
+/** ValidateNodeFieldSelectorRequirement: only metadata.name, with In/NotIn and one value. */
+function validateNodeFieldSelectorRequirement(req: Obj, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const values = strings(req.values);
+  if (req.operator === 'In' || req.operator === 'NotIn') {
+    if (values.length !== 1) errs.push(required(`${path}.values`, "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"));
+  } else errs.push(invalid(`${path}.operator`, str(req.operator), 'not a valid selector operator'));
+  if (req.key !== 'metadata.name') errs.push(invalid(`${path}.key`, str(req.key), 'not a valid field selector key'));
+  else values.forEach((v, i) => errs.push(...validateNodeName(v, `${path}.values[${i}]`)));
   return errs;
 }
 
