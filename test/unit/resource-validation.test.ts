@@ -166,8 +166,8 @@ describe('ResourceClaim spec', () => {
   });
 
   it('a ResourceClaimTemplate validates spec.spec and is immutable', () => {
-    const e = errs('ResourceClaimTemplate', { spec: { spec: { devices: { requests: [{ name: 'a' }] } } } });
-    assert.deepEqual(e.map((x) => x.field), ['spec.spec.devices.requests[0]']);
+    const e = errs('ResourceClaimTemplate', { spec: { metadata: { labels: { 'bad key!': 'v' } }, spec: { devices: { requests: [{ name: 'a' }] } } } });
+    assert.deepEqual(e.map((x) => x.field), ['spec.metadata.labels', 'spec.spec.devices.requests[0]']);
   });
 });
 

@@ -7,6 +7,7 @@ import {
 } from './field.js';
 import { validateLabelName } from './selector.js';
 import { validateMetaConditions } from './conditions.js';
+import { validateAnnotations, validateLabels } from '../validate-meta.js';
 
 /**
  * resource.k8s.io (DRA) validation as kube-apiserver runs it
@@ -347,8 +348,15 @@ export function validateResourceClaimUpdate(claim: Obj, old: Obj): FieldError[] 
   return immutable(claim.spec, old.spec, 'spec', goRepr('resource.ResourceClaimSpec{...}'));
 }
 
+/** validateResourceClaimTemplateSpec: ValidateTemplateObjectMeta's annotations and labels, then the claim spec. */
 export function validateResourceClaimTemplate(template: Obj): FieldError[] {
-  return validateClaimSpec(obj(obj(template.spec).spec), 'spec.spec');
+  const spec = obj(template.spec);
+  const meta = obj(spec.metadata);
+  return [
+    ...validateAnnotations(meta.annotations, 'spec.metadata.annotations'),
+    ...validateLabels(meta.labels, 'spec.metadata.labels'),
+    ...validateClaimSpec(obj(spec.spec), 'spec.spec'),
+  ];
 }
 
 export function validateResourceClaimTemplateUpdate(template: Obj, old: Obj): FieldError[] {
