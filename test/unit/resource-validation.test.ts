@@ -57,6 +57,14 @@ describe('DeviceClass', () => {
     assert.match((e[0] as { detail: string }).detail, /^compilation failed: /);
   });
 
+  it('cel.bind (ext.Bindings, which only the DRA environment has) and bounded comprehensions compile', () => {
+    assert.deepEqual(errs('DeviceClass', { spec: { selectors: [
+      { cel: { expression: 'cel.bind(dra, device.attributes["dra.example.com"], dra.a && dra.b)' } },
+      { cel: { expression: 'device.attributes["gpu.example.com"].exists(k, k.startsWith("x"))' } },
+      { cel: { expression: 'device.capacity["gpu.example.com"].memory.compareTo(quantity("10Gi")) >= 0' } },
+    ] } }), []);
+  });
+
   it('an expression over 10Ki is TooLong and not compiled; 33 selectors are TooMany alone', () => {
     const long = errs('DeviceClass', { spec: { selectors: [{ cel: { expression: `${'a'.repeat(10 * 1024)} ==` } }] } });
     assert.deepEqual(brief(long), ['FieldValueTooLong spec.selectors[0].cel.expression: may not be more than 10240 bytes']);

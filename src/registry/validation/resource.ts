@@ -195,8 +195,8 @@ function validateDeviceConfiguration(config: Obj, path: string, stored: boolean)
 
 function validateDeviceClassSpec(spec: Obj, old: Obj | undefined): FieldError[] {
   // Unchanged selectors or configs are "stored": valid when they were written.
-  const storedSelectors = old !== undefined && JSON.stringify(spec.selectors ?? []) === JSON.stringify(old.selectors ?? []);
-  const storedConfig = old !== undefined && JSON.stringify(spec.config ?? []) === JSON.stringify(old.config ?? []);
+  const storedSelectors = old !== undefined && canonical(spec.selectors ?? []) === canonical(old.selectors ?? []);
+  const storedConfig = old !== undefined && canonical(spec.config ?? []) === canonical(old.config ?? []);
   const errs = validateSelectors(spec.selectors, 'spec.selectors', storedSelectors);
   errs.push(...eachBounded(objs(spec.config), DEVICE_CONFIG_MAX, 'spec.config', (c, p) => validateDeviceConfiguration(c, p, storedConfig)));
   if (typeof spec.extendedResourceName === 'string' && !isExtendedResourceName(spec.extendedResourceName)) {
