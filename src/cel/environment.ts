@@ -27,6 +27,8 @@ export interface EnvironmentOptions {
   readonly pathSizes?: boolean;
   /** Register `jsonpatch.escapeKey` (MutatingAdmissionPolicy environments). */
   readonly jsonPatch?: boolean;
+  /** Allow `cel.bind` (ext.Bindings): the DRA device selector environment has it, kube's base environment does not. */
+  readonly bindings?: boolean;
 }
 
 type ObjectCtor = new (entries?: Iterable<readonly [string, CelValue]>) => Map<string, CelValue>;
@@ -41,14 +43,15 @@ export function engineOf(env: CelEnvironment): Environment {
   return engines.get(env)!;
 }
 
-const bases = new Map<boolean, Environment>();
+const bases = new Map<string, Environment>();
 
 /** cel-go's options as cel-js spells them: optionals on, mixed aggregate literals allowed. */
-function baseEnvironment(authorizer: boolean): Environment {
-  let base = bases.get(authorizer);
+function baseEnvironment(authorizer: boolean, bindings: boolean): Environment {
+  const key = `${authorizer}/${bindings}`;
+  let base = bases.get(key);
   if (!base) {
-    base = registerKubernetesLibraries(new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false }), { authorizer });
-    bases.set(authorizer, base);
+    base = registerKubernetesLibraries(new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false }), { authorizer, bindings });
+    bases.set(key, base);
   }
   return base;
 }
@@ -106,7 +109,7 @@ export class CelEnvironment {
   constructor(variables: readonly VariableDeclaration[], options: EnvironmentOptions = {}) {
     this.authorizer = options.authorizer === true;
     this.pathSizes = options.pathSizes === true;
-    const engine = baseEnvironment(this.authorizer).clone({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
+    const engine = baseEnvironment(this.authorizer, options.bindings === true).clone({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
     if (options.jsonPatch) registerJSONPatch(engine);
     engines.set(this, engine);
     const vars = new Map<string, DeclType>();

@@ -3,7 +3,7 @@ import {
   AdmissionRequestType, AuthorizerType, NamespaceType, ResourceCheckType, SubjectAccessReviewSpecType, UserInfoType,
 } from './kube-types.js';
 import { schemaDeclType, type OpenApiSchema } from './schema-types.js';
-import { mapOf, optionalOf, Types, type DeclType, type ObjectType } from './types.js';
+import { mapOf, namedType, objectOf, optionalOf, sized, Types, type DeclType, type ObjectType } from './types.js';
 
 /**
  * The environments of each use of CEL in the server, with the variables kube
@@ -128,4 +128,27 @@ export function claimsEnvironment(): CelEnvironment {
 /** Authentication configuration's userValidationRules: `user`. */
 export function userEnvironment(): CelEnvironment {
   return once('user', () => new CelEnvironment([{ name: 'user', type: UserInfoType }]));
+}
+
+/**
+ * DRA device selectors (resource.k8s.io DeviceClass and ResourceClaim
+ * `selectors[].cel.expression`): `device`, kube's kubernetes.DRADevice with
+ * driver, attributes (domain → name → value of any attribute type) and
+ * capacity (domain → name → quantity), as dynamic-resource-allocation/cel
+ * declares it.
+ */
+export function deviceSelectorEnvironment(): CelEnvironment {
+  return once('deviceSelector', () => {
+    // Sizes bound the cost estimate as kube's: domains 63, ids 32, attribute values 64, driver 63, maps 32 entries.
+    const domain = sized(Types.string, 63);
+    const id = sized(Types.string, 32);
+    const perDevice = 32;
+    const device = objectOf('kubernetes.DRADevice', {
+      driver: sized(Types.string, 63),
+      attributes: mapOf(domain, mapOf(id, sized(Types.dyn, 64), perDevice), perDevice),
+      capacity: mapOf(domain, mapOf(id, namedType('kubernetes.Quantity'), perDevice), perDevice),
+      allowMultipleAllocations: Types.bool,
+    }, ['driver', 'attributes', 'capacity']);
+    return new CelEnvironment([{ name: 'device', type: device }], { pathSizes: true, bindings: true });
+  });
 }

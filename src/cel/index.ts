@@ -7,7 +7,7 @@
  */
 export { CelEnvironment, celEquals, type EnvironmentOptions, type VariableDeclaration } from './environment.js';
 export {
-  admissionPolicyEnvironment, authorizationMatchConditionEnvironment, claimsEnvironment, crdRuleEnvironment, mutatingAdmissionPolicyEnvironment, typedAdmissionPolicyEnvironment,
+  admissionPolicyEnvironment, authorizationMatchConditionEnvironment, claimsEnvironment, crdRuleEnvironment, deviceSelectorEnvironment, mutatingAdmissionPolicyEnvironment, typedAdmissionPolicyEnvironment,
   userEnvironment, webhookMatchConditionEnvironment, type RuleEnvironment,
 } from './environments.js';
 export {

@@ -20,7 +20,8 @@ export const DNS1123_SUBDOMAIN_MAX = 253;
 export const LABEL_VALUE_MAX = 63;
 export const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
 
-function regexError(what: string, regex: string, ...examples: string[]): string {
+/** validation.RegexError: a format error with examples and the regex. */
+export function regexError(what: string, regex: string, ...examples: string[]): string {
   let msg = `${what} (e.g. `;
   msg += examples.map((e) => `'${e}'`).join(',  or ');
   msg += `, regex used for validation is '${regex}')`;

@@ -11,6 +11,7 @@ import { hasValidation, validateObject, validateObjectUpdate } from './validatio
 import { validateCustomResourceDefinitionStatusUpdate } from './validation/crd.js';
 import { prepareCreate as prepareCsrCreate, prepareMainUpdate as prepareCsrUpdate, prepareStatusUpdate as prepareCsrStatusUpdate } from './csr-strategy.js';
 import { validateCertificateSigningRequestUpdate } from './validation/certificates.js';
+import { validateDeviceTaintRuleStatusUpdate, validateResourceClaimStatusUpdate } from './validation/resource.js';
 
 /**
  * The strategy of each resource: kube-apiserver's per-type facts
@@ -154,7 +155,9 @@ const OVERRIDES: Record<string, (base: Strategy, gates: FeatureGates) => Strateg
     validateStatusUpdate: (obj, old) => validateCertificateSigningRequestUpdate(obj, old, 'status'),
     validateApprovalUpdate: (obj, old) => validateCertificateSigningRequestUpdate(obj, old, 'approval'),
   }),
-  'resource.k8s.io/devicetaintrules': (base) => ({ ...base, prepareForUpdate: restartTaintTimeOnNewEffect }),
+  // resourceclaimStatusStrategy: /status writes are checked by the status rules, not the spec's immutability.
+  'resource.k8s.io/resourceclaims': (base) => ({ ...base, validateStatusUpdate: (obj, old) => validateResourceClaimStatusUpdate(obj, old) }),
+  'resource.k8s.io/devicetaintrules': (base) => ({ ...base, prepareForUpdate: restartTaintTimeOnNewEffect, validateStatusUpdate: (obj) => validateDeviceTaintRuleStatusUpdate(obj) }),
   'resource.k8s.io/resourceslices': (base, gates) => ({
     ...base,
     prepareForCreate: (obj) => dropDisabledSliceFields(obj, undefined, gates),

@@ -150,6 +150,45 @@ describe('built-in API versions converted to and from storage (resource.k8s.io/v
     assert.deepEqual(requestsOf(JSON.parse(got.stdout)), BETA_REQUESTS);
   });
 
+  it('kubectl shows kube\'s 422 for an invalid ResourceClaim and DeviceClass (resource.k8s.io validation)', { skip: kubectlMissing() }, async () => {
+    const claim = `apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: bad-claim
+  namespace: default
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+        allocationMode: ExactCount
+        count: -1
+    constraints:
+    - requests: [nope]
+      matchAttribute: gpu.example.com/numa
+`;
+    const refusedClaim = await kubectl(server, ['create', '-f', '-'], claim);
+    assert.notEqual(refusedClaim.code, 0);
+    assert.match(refusedClaim.stderr, /The ResourceClaim "bad-claim" is invalid: \n/);
+    assert.ok(refusedClaim.stderr.includes('* spec.devices.requests[0].exactly.count: Invalid value: -1: must be greater than zero'), refusedClaim.stderr);
+    assert.ok(refusedClaim.stderr.includes(`* spec.devices.constraints[0].requests[0]: Invalid value: "nope": must be the name of a request in the claim or the name of a request and a subrequest separated by '/'`), refusedClaim.stderr);
+    const deviceClass = `apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: bad-class
+spec:
+  selectors:
+  - cel:
+      expression: device.driver
+`;
+    const refusedClass = await kubectl(server, ['create', '-f', '-'], deviceClass);
+    assert.notEqual(refusedClass.code, 0);
+    assert.ok(refusedClass.stderr.includes('The DeviceClass "bad-class" is invalid: spec.selectors[0].cel.expression: Invalid value: "device.driver": must evaluate to bool or the unknown type, not string'), refusedClass.stderr);
+    const missing = await http(server, 'GET', '/apis/resource.k8s.io/v1/deviceclasses/bad-class');
+    assert.equal(missing.status, 404);
+  });
+
   it('a ResourceClaim created in v1 without allocationMode or count reads back with kube\'s defaults', async () => {
     const body = {
       apiVersion: 'resource.k8s.io/v1',
@@ -224,13 +263,15 @@ describe('built-in API versions converted to and from storage (resource.k8s.io/v
     try {
       assert.equal(await watch.status, 200);
       const updated = structuredClone(current.json);
-      updated.spec.devices.requests[0].exactly.count = 3;
+      // The spec is immutable (kube's ValidateResourceClaimUpdate): labels are what an update can change.
+      updated.metadata.labels = { tier: 'gpu' };
       const put = await http(server, 'PUT', `${V1}/namespaces/default/resourceclaims/gpu-claim`, { body: updated });
       assert.equal(put.status, 200, put.text);
       await watch.waitFor((events) => events.some((e) => e.type === 'MODIFIED'));
       const event = watch.events.find((e) => e.type === 'MODIFIED')!;
       assert.equal(event.object.apiVersion, 'resource.k8s.io/v1beta1');
-      assert.equal(event.object.spec.devices.requests[0].count, 3);
+      assert.deepEqual(event.object.metadata.labels, { tier: 'gpu' });
+      assert.equal(event.object.spec.devices.requests[0].count, 2);
       assert.equal(event.object.spec.devices.requests[0].exactly, undefined);
     } finally {
       watch.close();
@@ -240,19 +281,18 @@ describe('built-in API versions converted to and from storage (resource.k8s.io/v
     assert.equal(betaList.json.kind, 'ResourceClaimList');
     assert.equal(betaList.json.apiVersion, 'resource.k8s.io/v1beta1');
     const named = (list: any) => list.items.find((item: any) => item.metadata.name === 'gpu-claim');
-    assert.deepEqual(requestsOf(named(betaList.json)), [{ ...BETA_REQUESTS[0], count: 3 }, BETA_REQUESTS[1]]);
+    assert.deepEqual(requestsOf(named(betaList.json)), BETA_REQUESTS);
     const v1List = await http(server, 'GET', `${V1}/namespaces/default/resourceclaims`);
-    assert.equal(named(v1List.json).spec.devices.requests[0].exactly.count, 3);
+    assert.deepEqual(named(v1List.json).metadata.labels, { tier: 'gpu' });
+    assert.equal(named(v1List.json).spec.devices.requests[0].exactly.count, 2);
   });
 
-  it('a merge patch through v1beta1 lands under exactly in v1', async () => {
+  it('a merge patch through v1beta1 that changes the spec is refused with kube\'s "field is immutable"', async () => {
     const patch = { spec: { devices: { requests: [{ name: 'gpu', deviceClassName: 'other.example.com', count: 4 }] } } };
     const r = await http(server, 'PATCH', `${BETA}/namespaces/default/resourceclaims/gpu-claim`, { body: patch, headers: { 'Content-Type': 'application/merge-patch+json' } });
-    assert.equal(r.status, 200, r.text);
-    // The patched request is defaulted in v1beta1 (allocationMode) before it moves under exactly.
-    assert.deepEqual(requestsOf(r.json), [{ name: 'gpu', deviceClassName: 'other.example.com', allocationMode: 'ExactCount', count: 4 }]);
-    const v1 = await http(server, 'GET', `${V1}/namespaces/default/resourceclaims/gpu-claim`);
-    assert.deepEqual(requestsOf(v1.json), [{ name: 'gpu', exactly: { deviceClassName: 'other.example.com', allocationMode: 'ExactCount', count: 4 } }]);
+    assert.equal(r.status, 422, r.text);
+    assert.equal(r.json.message, 'ResourceClaim.resource.k8s.io "gpu-claim" is invalid: spec: Invalid value: resource.ResourceClaimSpec{...}: field is immutable');
+    assert.deepEqual(r.json.details.causes, [{ reason: 'FieldValueInvalid', message: 'Invalid value: resource.ResourceClaimSpec{...}: field is immutable', field: 'spec' }]);
   });
 
   it('validates fields against the requested version\'s schema (strict field validation)', async () => {
@@ -318,7 +358,7 @@ describe('built-in API versions converted to and from storage (resource.k8s.io/v
     );
   });
 
-  it('a v1beta1 ResourceSlice\'s device taints and resource mappings are defaulted before the conversion; a disabled alpha field is dropped', async () => {
+  it('a v1beta1 ResourceSlice\'s device taints and resource mappings are defaulted before the conversion; a disabled alpha list attribute is dropped and the emptied attribute refused', async () => {
     const body = {
       apiVersion: 'resource.k8s.io/v1beta1',
       kind: 'ResourceSlice',
@@ -331,8 +371,8 @@ describe('built-in API versions converted to and from storage (resource.k8s.io/v
           {
             name: 'cpu-0',
             basic: {
-              // DRAListTypeAttributes is off (1.36's default): the list value goes; DRANodeAllocatableResources is on here.
-              attributes: { numa: { int: 0 }, siblings: { ints: [1, 2] } },
+              // DRANodeAllocatableResources is on here.
+              attributes: { numa: { int: 0 } },
               nodeAllocatableResourceMappings: { cpu: {} },
               taints: [{ key: 'maintenance', effect: 'NoSchedule' }],
             },
@@ -345,10 +385,17 @@ describe('built-in API versions converted to and from storage (resource.k8s.io/v
     const v1 = await http(server, 'GET', `${V1}/resourceslices/node-2-cpus`);
     assert.equal(v1.status, 200, v1.text);
     const device = v1.json.spec.devices[0];
-    assert.deepEqual(device.attributes, { numa: { int: 0 }, siblings: {} });
+    assert.deepEqual(device.attributes, { numa: { int: 0 } });
     assert.deepEqual(device.nodeAllocatableResourceMappings, { cpu: { allocationMultiplier: '1' } });
     assert.match(device.taints[0].timeAdded, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     assert.deepEqual(created.json.spec.devices[0].basic.taints, device.taints);
+    // DRAListTypeAttributes is off (1.36's default): the list value goes, and kube's validation refuses the empty attribute.
+    const lists = structuredClone(body);
+    lists.metadata.name = 'node-3-cpus';
+    (lists.spec.devices[0]!.basic.attributes as Record<string, unknown>).siblings = { ints: [1, 2] };
+    const refused = await http(server, 'POST', `${BETA}/resourceslices`, { body: lists });
+    assert.equal(refused.status, 422, refused.text);
+    assert.equal(refused.json.message, 'ResourceSlice.resource.k8s.io "node-3-cpus" is invalid: spec.devices[0].attributes[siblings]: Invalid value: "": exactly one value must be specified');
   });
 
   it('stores v1beta1\'s unset nodeName and false allNodes as absent v1 pointers', async () => {

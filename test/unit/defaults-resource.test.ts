@@ -258,9 +258,14 @@ describe('resource.k8s.io strategies kube has and the generic store lacked', () 
   };
 
   it('ResourceSlice: the alpha DRA device fields are dropped on create while their gates are off (1.36 default)', async () => {
-    const created = await open('resourceslices', 'ResourceSlice').create(slice(ALPHA_FIELDS), undefined);
-    assert.deepEqual((created.spec as any).devices, [{ name: 'cpu-0', attributes: { numa: { int: 0 }, siblings: {}, model: { string: 'x' } } }]);
+    const rs = open('resourceslices', 'ResourceSlice');
+    const { nodeAllocatableResourceMappings, attributes } = ALPHA_FIELDS;
+    const created = await rs.create(slice({ nodeAllocatableResourceMappings, attributes: { numa: attributes.numa } }), undefined);
+    assert.deepEqual((created.spec as any).devices, [{ name: 'cpu-0', attributes: { numa: { int: 0 } } }]);
     assert.equal(created.metadata!.generation, 1);
+    // A list attribute loses its only value, and kube's validation then refuses the empty attribute.
+    await assert.rejects(rs.create({ ...slice(ALPHA_FIELDS), metadata: { name: 'lists' } }, undefined),
+      (e: Error) => e.message.endsWith('spec.devices[0].attributes[siblings]: Invalid value: "": exactly one value must be specified'));
   });
 
   it('ResourceSlice: with DRANodeAllocatableResources and DRAListTypeAttributes on they are kept', async () => {
@@ -279,10 +284,11 @@ describe('resource.k8s.io strategies kube has and the generic store lacked', () 
     const rs = stored();
     const kept = await update(rs, 'node-1-cpus', (o) => {
       o.spec.devices[0].nodeAllocatableResourceMappings.memory = { allocationMultiplier: '1Gi' };
-      o.spec.devices[0].attributes = { siblings: { ints: [1] } };
     });
     const device = (kept.object.spec as any).devices[0];
     assert.deepEqual(device.nodeAllocatableResourceMappings, { cpu: {}, memory: { allocationMultiplier: '1Gi' } });
-    assert.deepEqual(device.attributes, { siblings: {} });
+    // A newly added list attribute is dropped, leaving an attribute kube's validation refuses.
+    await assert.rejects(update(rs, 'node-1-cpus', (o) => (o.spec.devices[0].attributes = { siblings: { ints: [1] } })),
+      (e: Error) => e.message.endsWith('attributes[siblings]: Invalid value: "": exactly one value must be specified'));
   });
 });

@@ -23,6 +23,8 @@ export { registerJSONPatch } from './jsonpatch.js';
 export interface KubernetesLibraryOptions {
   /** Register the `Authorizer` type and its functions (for the environments that declare `authorizer`). */
   authorizer?: boolean;
+  /** Keep cel-js's `cel.bind` (ext.Bindings), which only the DRA device selector environment adds to the base one. */
+  bindings?: boolean;
   /**
    * The compatibility version ("1.30"): only the libraries kube's base
    * environment has at that version are registered. Defaults to 1.36.
@@ -43,7 +45,7 @@ export function registerKubernetesLibraries(env: Environment, options: Kubernete
   // indexOf/lastIndexOf/substring with cel-go's semantics: kube's lists (1.0) and ext.Strings (every version).
   registerStringBuiltinOverrides(env);
   // ext.Bindings is not in kube's base environment at any version; cel-js always has it.
-  refuseBindings(env);
+  if (!options.bindings) refuseBindings(env);
   if (libraryEnabled('lists', v)) registerKubeLists(env);
   if (options.authorizer && libraryEnabled('authz', v)) registerAuthz(env, libraryEnabled('authzSelectors', v));
   if (libraryEnabled('quantity', v)) registerQuantity(env);

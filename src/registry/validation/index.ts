@@ -13,6 +13,7 @@ import { validateEventCreate, validateEventUpdate } from './events.js';
 import type { Obj } from './field.js';
 import type { ValidationContext } from '../strategy.js';
 import * as others from './others.js';
+import * as resource from './resource.js';
 
 /**
  * Type-specific validation of the common built-in types, as kube-apiserver
@@ -86,6 +87,12 @@ const RULES: Record<string, Rules> = {
     update: admissionregistration.validateMutatingWebhookConfigurationUpdate,
     replaces: true,
   },
+  'resource.k8s.io/DeviceClass': { create: resource.validateDeviceClass, update: resource.validateDeviceClassUpdate, replaces: true },
+  'resource.k8s.io/ResourceClaim': { create: resource.validateResourceClaim, update: resource.validateResourceClaimUpdate, replaces: true },
+  'resource.k8s.io/ResourceClaimTemplate': { create: resource.validateResourceClaimTemplate, update: resource.validateResourceClaimTemplateUpdate, replaces: true },
+  'resource.k8s.io/ResourceSlice': { create: resource.validateResourceSlice, update: resource.validateResourceSliceUpdate, replaces: true },
+  'resource.k8s.io/ResourcePoolStatusRequest': { create: resource.validateResourcePoolStatusRequest, update: resource.validateResourcePoolStatusRequestUpdate, replaces: true },
+  'resource.k8s.io/DeviceTaintRule': { create: resource.validateDeviceTaintRule, update: resource.validateDeviceTaintRuleUpdate, replaces: true },
   'apiextensions.k8s.io/CustomResourceDefinition': { create: validateCustomResourceDefinition, update: validateCustomResourceDefinitionUpdate, replaces: true },
 };
 
