@@ -1,11 +1,11 @@
 import { compareQuantities, formatQuantity, quantityFromJson, type Quantity } from '../../api/quantity.js';
 import { compile, deviceSelectorEnvironment } from '../../cel/index.js';
 import type { FieldError } from '../../machinery/errors.js';
-import { isDns1123Label, isDns1123Subdomain, isValidLabelValue } from '../../machinery/name-validation.js';
+import { isDns1123Label, isDns1123Subdomain } from '../../machinery/name-validation.js';
 import {
   duplicate, forbidden, goJson, has, invalid, isObj, list, notSupported, obj, objs, required, str, tooLong, tooMany, FIELD_IMMUTABLE, type Obj,
 } from './field.js';
-import { validateLabelName } from './selector.js';
+import { validateLabelName, validateLabelValue, validateNodeSelector } from './selector.js';
 import { validateMetaConditions } from './conditions.js';
 import { validateAnnotations, validateLabels } from '../validate-meta.js';
 
@@ -115,10 +115,6 @@ function validateDeviceName(name: string, path: string): FieldError[] {
 
 function validateDeviceClassName(name: string, path: string): FieldError[] {
   return name === '' ? [required(path)] : dnsSubdomain(name, path);
-}
-
-function validateLabelValue(value: string, path: string): FieldError[] {
-  return isValidLabelValue(value).map((m) => invalid(path, value, m));
 }
 
 function validateCIdentifier(id: string, path: string): FieldError[] {
@@ -501,55 +497,6 @@ export function validateResourceClaimStatusUpdate(claim: Obj, old: Obj): FieldEr
 
 function validateNodeName(name: string, path: string): FieldError[] {
   return dnsSubdomain(name, path);
-}
-
-/** corevalidation.ValidateNodeSelector (label values checked: allowInvalidLabelValueInRequiredNodeAffinity is false here). */
-function validateNodeSelector(selector: Obj, path: string): FieldError[] {
-  const terms = objs(selector.nodeSelectorTerms);
-  if (terms.length === 0) return [required(`${path}.nodeSelectorTerms`, 'must have at least one node selector term')];
-  return terms.flatMap((term, i) => {
-    const at = `${path}.nodeSelectorTerms[${i}]`;
-    return [
-      ...objs(term.matchExpressions).flatMap((req, j) => validateNodeSelectorRequirement(req, `${at}.matchExpressions[${j}]`)),
-      ...objs(term.matchFields).flatMap((req, j) => validateNodeFieldSelectorRequirement(req, `${at}.matchFields[${j}]`)),
-    ];
-  });
-}
-
-function validateNodeSelectorRequirement(req: Obj, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  const values = strings(req.values);
-  switch (req.operator) {
-    case 'In':
-    case 'NotIn':
-      if (values.length === 0) errs.push(required(`${path}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
-      break;
-    case 'Exists':
-    case 'DoesNotExist':
-      if (values.length > 0) errs.push(forbidden(`${path}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-      break;
-    case 'Gt':
-    case 'Lt':
-      if (values.length !== 1) errs.push(required(`${path}.values`, "must be specified single value when `operator` is 'Lt' or 'Gt'"));
-      break;
-    default:
-      errs.push(invalid(`${path}.operator`, str(req.operator), 'not a valid selector operator'));
-  }
-  errs.push(...validateLabelName(str(req.key), `${path}.key`));
-  values.forEach((v, i) => errs.push(...validateLabelValue(v, `${path}.values[${i}]`)));
-  return errs;
-}
-
-/** ValidateNodeFieldSelectorRequirement: only metadata.name, with In/NotIn and one value. */
-function validateNodeFieldSelectorRequirement(req: Obj, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  const values = strings(req.values);
-  if (req.operator === 'In' || req.operator === 'NotIn') {
-    if (values.length !== 1) errs.push(required(`${path}.values`, "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"));
-  } else errs.push(invalid(`${path}.operator`, str(req.operator), 'not a valid selector operator'));
-  if (req.key !== 'metadata.name') errs.push(invalid(`${path}.key`, str(req.key), 'not a valid field selector key'));
-  else values.forEach((v, i) => errs.push(...validateNodeName(v, `${path}.values[${i}]`)));
-  return errs;
 }
 
 function validateDeviceAttribute(a: Obj, path: string): FieldError[] {
