@@ -166,7 +166,7 @@ describe('admission flags and configuration that stop the start', () => {
       // EventRateLimit without a configuration has no limits.
       const noLimits = serve('--enable-admission-plugins=EventRateLimit');
       assert.equal(noLimits.status, 1);
-      assert.match(noLimits.stderr, /^Error: couldn't init admission plugin "EventRateLimit": limits: Invalid value: \[\]eventratelimit\.Limit\(nil\): must not be empty$/m);
+      assert.match(noLimits.stderr, /^Error: couldn't init admission plugin "EventRateLimit": limits: Invalid value: null: must not be empty$/m);
     } finally {
       removeDir(dir);
     }
