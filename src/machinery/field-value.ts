@@ -37,7 +37,8 @@ export function isGoJson(value: unknown): value is GoJson {
 export function goJsonValue(value: unknown): string {
   if (value === undefined) return 'null';
   if (isGoJson(value)) return value.goJson;
-  if (Array.isArray(value)) return `[${value.map(goJsonValue).join(',')}]`;
+  // Only values holding a GoJson are walked here; the rest (any depth a client sent) goes to the iterative encoder.
+  if (Array.isArray(value) && value.some(isGoJson)) return `[${value.map(goJsonValue).join(',')}]`;
   if (typeof value === 'object' && value !== null && Object.values(value).some(isGoJson)) {
     const keys = Object.keys(value).sort(compareGoStrings);
     return `{${keys.map((k) => `${goJsonString(k)}:${goJsonValue((value as Record<string, unknown>)[k])}`).join(',')}}`;

@@ -71,4 +71,15 @@ describe('renderFieldValue', () => {
     assert.equal(parsed['XValidations'], null);
     assert.deepEqual((parsed['Properties'] as Record<string, Record<string, unknown>>)['a']!['Enum'], ['x']);
   });
+
+  it('writes a value nested as deep as kube lets a client send (10,000 levels) without overflowing the stack', () => {
+    let list: unknown = 1;
+    let map: unknown = 'x';
+    for (let i = 0; i < 10_000; i++) {
+      list = [list];
+      map = { a: map };
+    }
+    assert.equal(renderFieldValue(list), `${'['.repeat(10_000)}1${']'.repeat(10_000)}`);
+    assert.equal(renderFieldValue(map).length, 10_000 * 6 + 3);
+  });
 });
