@@ -17,6 +17,7 @@ import { toServedVersion, toStorageVersion } from '../../src/registry/convert.js
 import '../../src/registry/conversions/index.js';
 import type { KubeObject } from '../../src/machinery/object.js';
 import { FIXTURE_DIR, sharedOrSkip } from '../helpers/shared.js';
+import { deepFreeze } from '../helpers/deep-freeze.js';
 
 function resource(version: string, name: string): ResourceInfo {
   const r = builtinCatalog()
@@ -32,22 +33,11 @@ const templatesV1beta1 = resource('v1beta1', 'resourceclaimtemplates');
 const slicesV1beta1 = resource('v1beta1', 'resourceslices');
 const claimsV1beta2 = resource('v1beta2', 'resourceclaims');
 
-function frozen<T>(v: T): T {
-  const walk = (x: unknown): void => {
-    if (typeof x === 'object' && x !== null) {
-      Object.freeze(x);
-      for (const y of Object.values(x)) walk(y);
-    }
-  };
-  walk(v);
-  return v;
-}
-
 const CEL = { cel: { expression: 'device.attributes["driver-a"].exists' } };
 const META = { name: 'claim', namespace: 'default' };
 
 function claim(apiVersion: string, requests: unknown[], extra: Record<string, unknown> = {}): KubeObject {
-  return frozen({ apiVersion, kind: 'ResourceClaim', metadata: META, spec: { devices: { requests } }, ...extra });
+  return deepFreeze({ apiVersion, kind: 'ResourceClaim', metadata: META, spec: { devices: { requests } }, ...extra });
 }
 
 describe('resource.k8s.io/v1beta1 ResourceClaim (kube conversion_test.go)', () => {
@@ -126,8 +116,8 @@ describe('resource.k8s.io/v1beta1 ResourceClaim: what counts as set (hasAnyMainR
       devices: [{ driver: 'd', pool: 'p', device: 'dev', conditions: [], networkData: { interfaceName: 'eth0', ips: ['10.0.0.1/24'] } }],
     };
     const constraints = [{ requests: ['foo'], matchAttribute: 'dra.example.com/numa' }];
-    const beta = frozen({ ...claim('resource.k8s.io/v1beta1', [{ name: 'foo', deviceClassName: 'c' }]), status });
-    const withConstraints = frozen({ ...beta, spec: { devices: { requests: [{ name: 'foo', deviceClassName: 'c' }], constraints } } });
+    const beta = deepFreeze({ ...claim('resource.k8s.io/v1beta1', [{ name: 'foo', deviceClassName: 'c' }]), status });
+    const withConstraints = deepFreeze({ ...beta, spec: { devices: { requests: [{ name: 'foo', deviceClassName: 'c' }], constraints } } });
     const stored = toStorageVersion(withConstraints, claimsV1beta1);
     assert.deepEqual(stored.status, status);
     assert.deepEqual((stored.spec as { devices: { constraints: unknown } }).devices.constraints, constraints);
@@ -143,7 +133,7 @@ describe('resource.k8s.io/v1beta1 ResourceClaim: what counts as set (hasAnyMainR
 describe('resource.k8s.io/v1beta1 ResourceClaimTemplate', () => {
   it('converts the requests of the template\'s claim spec (spec.spec)', () => {
     const template = (apiVersion: string, request: unknown): KubeObject =>
-      frozen({ apiVersion, kind: 'ResourceClaimTemplate', metadata: META, spec: { metadata: { labels: { a: 'b' } }, spec: { devices: { requests: [request] } } } });
+      deepFreeze({ apiVersion, kind: 'ResourceClaimTemplate', metadata: META, spec: { metadata: { labels: { a: 'b' } }, spec: { devices: { requests: [request] } } } });
     const beta = template('resource.k8s.io/v1beta1', { name: 'gpu', deviceClassName: 'gpu.example.com', count: 1, allocationMode: 'ExactCount' });
     const v1 = template('resource.k8s.io/v1', { name: 'gpu', exactly: { deviceClassName: 'gpu.example.com', allocationMode: 'ExactCount', count: 1 } });
     assert.deepEqual(toStorageVersion(beta, templatesV1beta1), v1);
@@ -152,7 +142,7 @@ describe('resource.k8s.io/v1beta1 ResourceClaimTemplate', () => {
 });
 
 describe('resource.k8s.io/v1beta1 ResourceSlice', () => {
-  const slice = (apiVersion: string, spec: Record<string, unknown>): KubeObject => frozen({ apiVersion, kind: 'ResourceSlice', metadata: { name: 'test-slice' }, spec });
+  const slice = (apiVersion: string, spec: Record<string, unknown>): KubeObject => deepFreeze({ apiVersion, kind: 'ResourceSlice', metadata: { name: 'test-slice' }, spec });
   const pool = { name: 'test-pool', resourceSliceCount: 1 };
 
   it('kube conversion_test.go: basic\'s fields (node allocatable resource mappings too) move onto the device, and back', () => {
@@ -200,7 +190,7 @@ describe('resource.k8s.io/v1beta1 ResourceSlice', () => {
 
   it('does not mutate its input', () => {
     const beta = slice('resource.k8s.io/v1beta1', { driver: 'd', pool, allNodes: true, devices: [{ name: 'a', basic: { attributes: { x: { bool: true } } } }] });
-    const stored = frozen(toStorageVersion(beta, slicesV1beta1));
+    const stored = deepFreeze(toStorageVersion(beta, slicesV1beta1));
     assert.doesNotThrow(() => toServedVersion(stored, slicesV1beta1));
   });
 });
@@ -214,11 +204,11 @@ describe('upstream fixtures through the other version', () => {
     it(`${kind}: a fully populated v1beta1 object reads back identically after storage, and a v1 one after v1beta1`, (t) => {
       if (!sharedOrSkip(t, FIXTURE_DIR)) return;
       const read = (version: string): KubeObject => JSON.parse(readFileSync(join(FIXTURE_DIR, `resource.k8s.io.${version}.${kind}.json`), 'utf8')) as KubeObject;
-      const beta = frozen(read('v1beta1'));
+      const beta = deepFreeze(read('v1beta1'));
       const stored = toStorageVersion(beta, info);
       // Compared as Go writes each version: field order, omitempty.
       assert.equal(goJsonText(toServedVersion(stored, info)), goJsonText(beta));
-      const v1 = frozen(read('v1'));
+      const v1 = deepFreeze(read('v1'));
       const served = toServedVersion(v1, info);
       assert.equal(goJsonText(toStorageVersion(served, info)), goJsonText(v1));
       // The data really changed shape on the way (the checks above would also pass for no conversion at all).

@@ -7,6 +7,7 @@ import type { ResourceInfo } from '../../src/api/types.js';
 import { toServedVersion, toStorageVersion } from '../../src/registry/convert.js';
 import '../../src/registry/conversions/index.js';
 import type { KubeObject } from '../../src/machinery/object.js';
+import { deepFreeze } from '../helpers/deep-freeze.js';
 
 function resource(group: string, version: string, name: string): ResourceInfo {
   for (const g of builtinCatalog().groups) {
@@ -27,17 +28,6 @@ const coreEvents = resource('', 'v1', 'events');
 
 function annotations(obj: KubeObject): Record<string, string> {
   return obj.metadata?.annotations ?? {};
-}
-
-function frozen<T>(v: T): T {
-  const walk = (x: unknown): void => {
-    if (typeof x === 'object' && x !== null) {
-      Object.freeze(x);
-      for (const y of Object.values(x)) walk(y);
-    }
-  };
-  walk(v);
-  return v;
 }
 
 const METRICS = 'autoscaling.alpha.kubernetes.io/metrics';
@@ -108,7 +98,7 @@ describe('catalog', () => {
 });
 
 describe('autoscaling/v1 HorizontalPodAutoscaler', () => {
-  const created: KubeObject = frozen({
+  const created: KubeObject = deepFreeze({
     apiVersion: 'autoscaling/v1',
     kind: 'HorizontalPodAutoscaler',
     metadata: { name: 'web', namespace: 'default', labels: { app: 'web' }, annotations: { note: 'kept' } },
@@ -163,7 +153,7 @@ describe('autoscaling/v1 HorizontalPodAutoscaler', () => {
     });
   });
 
-  const v2Full: KubeObject = frozen({
+  const v2Full: KubeObject = deepFreeze({
     apiVersion: 'autoscaling/v2',
     kind: 'HorizontalPodAutoscaler',
     metadata: { name: 'full', namespace: 'default', annotations: { owner: 'me' } },
@@ -403,7 +393,7 @@ describe('autoscaling/v1 HorizontalPodAutoscaler', () => {
 });
 
 describe('events.k8s.io/v1 Event', () => {
-  const newStyle: KubeObject = frozen({
+  const newStyle: KubeObject = deepFreeze({
     apiVersion: 'events.k8s.io/v1',
     kind: 'Event',
     metadata: { name: 'web.17a', namespace: 'default' },

@@ -13,14 +13,7 @@ import { applyJsonPatch, decodeJsonPatch } from '../../src/patch/json-patch.js';
 import { JsonSyntaxError, decodeJson } from '../../src/machinery/json-decode.js';
 import { formatFloatG, goJsonString, goSliceStable, goSprint } from '../../src/machinery/go-compat.js';
 import type { JsonValue } from '../../src/machinery/json-value.js';
-
-function deepFreeze<T>(v: T): T {
-  if (typeof v === 'object' && v !== null) {
-    for (const child of Object.values(v)) deepFreeze(child);
-    Object.freeze(v);
-  }
-  return v;
-}
+import { deepFreeze } from '../helpers/deep-freeze.js';
 
 function apply(doc: JsonValue, ops: unknown[]): JsonValue {
   return applyJsonPatch(deepFreeze(structuredClone(doc)), JSON.stringify(ops));

@@ -10,14 +10,7 @@ import { describe, it } from 'node:test';
 import { MergePatchError, toApiError } from '../../src/patch/errors.js';
 import { applyMergePatch, createMergePatch, mergePatchValue } from '../../src/patch/merge-patch.js';
 import type { JsonObject, JsonValue } from '../../src/machinery/json-value.js';
-
-function deepFreeze<T>(v: T): T {
-  if (typeof v === 'object' && v !== null) {
-    for (const child of Object.values(v)) deepFreeze(child);
-    Object.freeze(v);
-  }
-  return v;
-}
+import { deepFreeze } from '../helpers/deep-freeze.js';
 
 describe('merge patch: RFC 7386 behaviour', () => {
   const cases: Array<{ name: string; doc: JsonValue; patch: string; want: JsonValue }> = [

@@ -17,14 +17,7 @@ import { type SwaggerDefinitions, type SwaggerSchema, PatchSchema, patchSchemaFo
 import { applyStrategicMergePatch } from '../../src/patch/strategic-merge-patch.js';
 import type { JsonObject, JsonValue } from '../../src/machinery/json-value.js';
 import { sharedText } from '../helpers/shared.js';
-
-function deepFreeze<T>(v: T): T {
-  if (typeof v === 'object' && v !== null) {
-    for (const child of Object.values(v)) deepFreeze(child);
-    Object.freeze(v);
-  }
-  return v;
-}
+import { deepFreeze } from '../helpers/deep-freeze.js';
 
 const ref = (name: string): { $ref: string } => ({ $ref: `#/definitions/${name}` });
 const mergeList = (item: SwaggerSchema, key?: string, strategy = 'merge'): SwaggerSchema => ({
