@@ -95,6 +95,15 @@ export async function jsonRequest<T>(target: Target, spec: RequestSpec): Promise
   }
 }
 
+/** One sample of the server's /metrics (prom-client's text), on a connection of its own. */
+export async function serverMetric(target: Target, name: string): Promise<number | undefined> {
+  const agent = makeAgent(target, 1);
+  const r = await oneRequest(agent, target, { method: 'GET', path: '/metrics' }, true);
+  agent.destroy();
+  const m = new RegExp(`^${name} (\\S+)`, 'm').exec(r.body?.toString('utf8') ?? '');
+  return m ? Number(m[1]) : undefined;
+}
+
 export interface HttpLoopOptions extends LoopOptions {
   /** The status every answer must have (default 200); others count as errors. */
   expect?: number;

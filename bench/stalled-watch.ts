@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { credentialsFrom, removeDir, startServer, tempDir, type TestServer } from '../test/helpers/server.js';
 import type { BenchConfig } from './config.js';
 import { createNamespace } from './fixtures.js';
-import { jsonRequest, makeAgent, oneRequest, startRequest, type Target } from './http-client.js';
+import { jsonRequest, makeAgent, oneRequest, serverMetric, startRequest, type Target } from './http-client.js';
 import { percentile, round } from './loop.js';
 import { FanoutState, runWriter, WatchStream } from './watch.js';
 
@@ -31,6 +31,12 @@ export interface StalledResult {
   /** After the writes stopped and settleSeconds passed. */
   rssFinalMB: number;
   settleSeconds: number;
+  /** The server's V8 heap used and total, and external (Buffer) memory, when the final RSS is read. */
+  finalHeapUsedMB: number;
+  finalHeapTotalMB: number;
+  finalExternalMB: number;
+  /** Peak of the kernel's TCP buffer memory in the server's network namespace (both ends of every connection: this process's too). */
+  tcpMemPeakMB: number;
   putsPerSec: number;
   putsAcked: number;
   puts: number;
@@ -57,6 +63,16 @@ function rssMB(pid: number): number {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Pages of TCP buffer memory the kernel holds (the "mem" of /proc/net/sockstat), in MB. */
+function tcpMemMB(pid: number): number {
+  try {
+    const m = /^TCP:.* mem (\d+)/m.exec(readFileSync(`/proc/${pid}/net/sockstat`, 'utf8'));
+    return m ? (Number(m[1]) * 4096) / 1e6 : 0;
   } catch {
     return 0;
   }
@@ -139,10 +155,10 @@ async function run(cfg: BenchConfig, stalledCount: number, log: (msg: string) =>
 
     const rssStart = rssMB(pid);
     let rssPeak = rssStart;
-    let rssLast = rssStart;
+    let tcpPeak = tcpMemMB(pid);
     const sampler = setInterval(() => {
-      rssLast = rssMB(pid);
-      rssPeak = Math.max(rssPeak, rssLast);
+      rssPeak = Math.max(rssPeak, rssMB(pid));
+      tcpPeak = Math.max(tcpPeak, tcpMemMB(pid));
     }, 250);
 
     // GET of one ConfigMap, one at a time on a kept-alive connection, every 100 ms.
@@ -173,6 +189,10 @@ async function run(cfg: BenchConfig, stalledCount: number, log: (msg: string) =>
     clearInterval(sampler);
     const rssFinal = rssMB(pid);
     rssPeak = Math.max(rssPeak, rssFinal);
+    const mb = (v: number | undefined): number => round((v ?? 0) / 1e6);
+    const finalHeapUsedMB = mb(await serverMetric(target, 'nodejs_heap_size_used_bytes'));
+    const finalHeapTotalMB = mb(await serverMetric(target, 'nodejs_heap_size_total_bytes'));
+    const finalExternalMB = mb(await serverMetric(target, 'nodejs_external_memory_bytes'));
 
     // The stalled clients read again: a cut stream ends (cleanly or not), a live one stays open.
     for (const s of stalled) s.res?.resume();
@@ -205,6 +225,10 @@ async function run(cfg: BenchConfig, stalledCount: number, log: (msg: string) =>
       rssPeakMB: round(rssPeak),
       rssFinalMB: round(rssFinal),
       settleSeconds: cfg.stalledSettleSeconds,
+      finalHeapUsedMB,
+      finalHeapTotalMB,
+      finalExternalMB,
+      tcpMemPeakMB: round(tcpPeak),
       puts: total,
       putsAcked: acked.length,
       putsPerSec: round(acked.length / writer.seconds),

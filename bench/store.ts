@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { credentialsFrom, startServer, type TestServer } from '../test/helpers/server.js';
 import type { BenchConfig } from './config.js';
 import { Filler } from './fixtures.js';
-import { makeAgent, oneRequest, type Target } from './http-client.js';
+import { makeAgent, oneRequest, serverMetric, type Target } from './http-client.js';
 import { round } from './loop.js';
 import { listNamespace, listSection, type ListResult } from './list.js';
 import type { MemoryBaselineOutput, MemoryMode } from './memory-baseline.js';
@@ -77,14 +77,6 @@ async function timed(target: Target, path: string): Promise<number> {
   return round(ms);
 }
 
-async function metric(target: Target, name: string): Promise<number | undefined> {
-  const agent = makeAgent(target, 1);
-  const r = await oneRequest(agent, target, { method: 'GET', path: '/metrics' }, true);
-  agent.destroy();
-  const m = new RegExp(`^${name} (\\S+)`, 'm').exec(r.body?.toString('utf8') ?? '');
-  return m ? Number(m[1]) : undefined;
-}
-
 class MemoryProbe {
   readonly points: MemoryPoint[] = [];
   private base = 0;
@@ -96,8 +88,8 @@ class MemoryProbe {
   async read(name: string, server: TestServer, target: Target, loaded: boolean): Promise<void> {
     await sleep(1000);
     const bytes = rss(server.proc.pid!);
-    const heap = await metric(target, 'nodejs_heap_size_used_bytes');
-    const external = await metric(target, 'nodejs_external_memory_bytes');
+    const heap = await serverMetric(target, 'nodejs_heap_size_used_bytes');
+    const external = await serverMetric(target, 'nodejs_external_memory_bytes');
     const heapTotal = heap !== undefined && external !== undefined ? heap + external : undefined;
     if (!loaded) {
       this.base = bytes;
@@ -159,7 +151,7 @@ export async function storeSection(cfg: BenchConfig, dataDir: string, withList: 
   startup.push(first.startup);
   try {
     // Load prom-client (it loads on the first scrape) before the first reading, so every reading includes it.
-    await metric(first.target, 'nodejs_heap_size_used_bytes');
+    await serverMetric(first.target, 'nodejs_heap_size_used_bytes');
     await probe.read('ready, empty store', first.server, first.target, false);
     const t = performance.now();
     await new Filler(first.target).ensure(namespace, objects);
@@ -187,7 +179,7 @@ export async function storeSection(cfg: BenchConfig, dataDir: string, withList: 
     const again = await start(cfg, dataDir, `Capstan: restart on ${stored}, their creates still in history`);
     startup.push(again.startup);
     try {
-      await metric(again.target, 'nodejs_heap_size_used_bytes');
+      await serverMetric(again.target, 'nodejs_heap_size_used_bytes');
       readsAfterRestart.push({ name: 'first get of one ConfigMap', ms: await timed(again.target, `/api/v1/namespaces/${namespace}/configmaps/cm-1`) });
       readsAfterRestart.push({ name: `first list of ${objects.toLocaleString('en-US')} (encodes every item)`, ms: await timed(again.target, `/api/v1/namespaces/${namespace}/configmaps`) });
       readsAfterRestart.push({ name: 'second list (cached encodings)', ms: await timed(again.target, `/api/v1/namespaces/${namespace}/configmaps`) });

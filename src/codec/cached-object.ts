@@ -34,6 +34,16 @@ export class CachedObject {
     return hit;
   }
 
+  /** The bytes of `variant` if they were made already. */
+  encodedIfMade(variant: string): Buffer | undefined {
+    return this.encodings?.get(variant);
+  }
+
+  /** Records bytes made along with another variant (a view into a watch event's frame). */
+  remember(variant: string, bytes: Buffer): void {
+    (this.encodings ??= new Map()).set(variant, bytes);
+  }
+
   /** The same object as seen at another revision (a DELETED event carries the delete's revision). */
   atRevision(revision: number): CachedObject {
     const object: KubeObject = { ...this.object, metadata: { ...this.object.metadata, resourceVersion: String(revision) } };

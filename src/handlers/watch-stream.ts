@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { WatcherEvent } from '../cache/watch-cache.js';
 import type { Logger } from '../machinery/logger.js';
+import { resetConnection } from '../http/reset-connection.js';
 
 /**
  * The writing side of one watch: events go to the socket while its unsent
@@ -21,9 +23,19 @@ export interface WatchStreamLimits {
   queueBytes: number;
   /** How long an ended or cut watch may take to flush its last bytes before its socket is destroyed (ms). */
   endGraceMs: number;
-  /** A cut watch whose socket still holds more unsent bytes than this is destroyed rather than ended. */
+  /** A cut watch whose socket still holds more unsent bytes than this is reset rather than ended. */
   cleanEndBytes: number;
+  /**
+   * A blocked watcher whose socket took bytes this recently is reading, only
+   * slowly (all sockets slow down together when the kernel is short of TCP
+   * buffer memory): it is not cut as unresponsive until it stops reading for
+   * this long, or falls SLOW_READER_FACTOR times past its queue bounds (ms).
+   */
+  readingWindowMs: number;
 }
+
+/** How far past its queue bounds a watcher that still reads may fall before it is cut anyway. */
+export const SLOW_READER_FACTOR = 4;
 
 /** What a stream needs from the coordinator of all streams. */
 export interface WatchStreamCoordinator {
@@ -84,12 +96,17 @@ export class WatchStream {
   private state: State = 'waiting';
   private stopped = false;
   isBlocked = false;
+  /** When the socket last finished a write (took bytes), or when the stream was made. */
+  private tookBytesAt = performance.now();
   /**
    * Each write's completion writes more: the server raises sockets' write
    * high-water mark to MiBs (apiserver.ts), so 'drain' would come far beyond
    * this stream's bound, or never.
    */
-  private readonly onWritten = (): void => this.pump();
+  private readonly onWritten = (): void => {
+    this.tookBytesAt = performance.now();
+    this.pump();
+  };
 
   constructor(
     private readonly res: ServerResponse,
@@ -187,7 +204,7 @@ export class WatchStream {
     this.pump();
     if (this.state === 'ending') {
       // A client that does not read what is queued within the grace does not get it.
-      const timer = setTimeout(() => this.res.destroy(), this.coord.limits.endGraceMs);
+      const timer = setTimeout(() => resetConnection(this.res), this.coord.limits.endGraceMs);
       timer.unref();
       this.res.once('close', () => clearTimeout(timer));
     }
@@ -209,19 +226,24 @@ export class WatchStream {
 
   /**
    * Closes a cut response: with the chunked terminator when its socket holds
-   * little (the client sees a clean end of stream), destroyed when it holds
+   * little (the client sees a clean end of stream), reset when it holds
    * more than a clean end is worth flushing.
    */
   close(): void {
     const res = this.res;
     if (res.destroyed) return;
-    if (res.writableLength > this.coord.limits.cleanEndBytes) res.destroy();
+    if (res.writableLength > this.coord.limits.cleanEndBytes) resetConnection(res);
     else this.endResponse();
   }
 
-  private overBounds(): boolean {
+  private overBounds(factor = 1): boolean {
     const l = this.coord.limits;
-    return this.queuedEvents > l.queueEvents || this.queuedBytes > l.queueBytes;
+    return this.queuedEvents > l.queueEvents * factor || this.queuedBytes > l.queueBytes * factor;
+  }
+
+  /** Blocked, but its socket still takes bytes and it is not far behind: slow, not stalled. */
+  get isReadingSlowly(): boolean {
+    return performance.now() - this.tookBytesAt <= this.coord.limits.readingWindowMs && !this.overBounds(SLOW_READER_FACTOR);
   }
 
   private pump(): void {
@@ -292,12 +314,12 @@ export class WatchStream {
     this.inflight = 0;
   }
 
-  /** res.end(), and the socket destroyed if the client does not take the last bytes in time. */
+  /** res.end(), and the connection reset if the client does not take the last bytes in time. */
   private endResponse(): void {
     const res = this.res;
     if (!res.writableEnded) res.end();
     if (res.writableFinished || res.destroyed) return;
-    const timer = setTimeout(() => res.destroy(), this.coord.limits.endGraceMs);
+    const timer = setTimeout(() => resetConnection(res), this.coord.limits.endGraceMs);
     timer.unref();
     const clear = (): void => clearTimeout(timer);
     res.once('finish', clear);

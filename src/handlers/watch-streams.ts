@@ -18,6 +18,7 @@ export const DEFAULT_WATCH_STREAM_LIMITS: WatchStreamLimits = {
   queueBytes: 8 * 1024 * 1024,
   endGraceMs: 10_000,
   cleanEndBytes: 4 * 1024 * 1024,
+  readingWindowMs: 1000,
 };
 
 /** --max-watch-buffered-bytes 0: a quarter of the JavaScript heap limit. */
@@ -62,6 +63,9 @@ export class WatchStreams implements WatchStreamCoordinator {
   private closingHead = 0;
   private closingScheduled = false;
   private shedScheduled = false;
+  /** Blocked watchers spared at their round's end because they still read: looked at again every half reading window. */
+  private readonly slow = new Set<WatchStream>();
+  private slowTimer: NodeJS.Timeout | undefined;
   /** Watchers ended because they did not keep up, by group and resource (kube's apiserver_terminated_watchers_total). */
   private readonly terminated = new Map<string, { group: string; resource: string; count: number }>();
 
@@ -120,6 +124,7 @@ export class WatchStreams implements WatchStreamCoordinator {
   }
 
   unblocked(stream: WatchStream): void {
+    this.slow.delete(stream);
     const round = this.rounds.get(stream.resource);
     if (!round?.members.delete(stream) || round.members.size > 0) return;
     clearTimeout(round.timer);
@@ -136,6 +141,7 @@ export class WatchStreams implements WatchStreamCoordinator {
 
   removed(stream: WatchStream): void {
     this.streams.delete(stream);
+    this.slow.delete(stream);
   }
 
   private budget(resource: string): TimeBudget {
@@ -144,14 +150,35 @@ export class WatchStreams implements WatchStreamCoordinator {
     return b;
   }
 
+  /**
+   * The round's time is up: a watcher still blocked is closed, unless its
+   * socket still takes bytes. kube's writers are goroutines that each block
+   * on their own socket, so a slow reader there drains its channel as fast as
+   * it reads; here one thread writes every socket, and when the kernel runs
+   * short of TCP buffer memory (a thousand stalled connections hold GBs) every
+   * socket slows at once, healthy ones too, without being unresponsive.
+   */
   private expire(round: BudgetRound): void {
     this.rounds.delete(round.resource);
-    for (const s of [...round.members]) {
-      if (!s.isBlocked) continue;
-      this.countTerminated(s);
-      if (s.logger.v(1)) s.logger.info(`Forcing ${s.resource} watcher close due to unresponsiveness: ${s.identifier}. queued events = ${s.queuedEventCount}, held bytes = ${s.heldBytes}`);
-      s.cut();
+    for (const s of [...round.members]) this.judge(s);
+  }
+
+  private judge(s: WatchStream): void {
+    if (!s.isBlocked) return void this.slow.delete(s);
+    if (s.isReadingSlowly) {
+      this.slow.add(s);
+      this.slowTimer ??= setTimeout(() => this.judgeSlow(), this.limits.readingWindowMs / 2).unref();
+      return;
     }
+    this.slow.delete(s);
+    this.countTerminated(s);
+    if (s.logger.v(1)) s.logger.info(`Forcing ${s.resource} watcher close due to unresponsiveness: ${s.identifier}. queued events = ${s.queuedEventCount}, held bytes = ${s.heldBytes}`);
+    s.cut();
+  }
+
+  private judgeSlow(): void {
+    this.slowTimer = undefined;
+    for (const s of [...this.slow]) this.judge(s);
   }
 
   /** Over the global bound: the watchers holding the most (furthest behind) go first. */

@@ -1,7 +1,7 @@
 import { tableFor } from '../registry/descriptor.js';
-import { jsonObjectBytes, jsonWatchEventParts, protobufWatchEventParts } from '../codec/cached-encoding.js';
+import { jsonObjectBytes, jsonWatchEventFrame, jsonWatchEventParts, protobufWatchEventFrame, protobufWatchEventParts } from '../codec/cached-encoding.js';
 import { CBOR_SEQ_TYPE, CBOR_TYPE, JSON_TYPE, PROTOBUF_TYPE } from '../codec/media-type.js';
-import { cborObjectBytes, cborWatchEvent, cborWatchEventParts } from '../codec/cbor/cached.js';
+import { cborObjectBytes, cborWatchEvent, cborWatchEventFrame, cborWatchEventParts } from '../codec/cbor/cached.js';
 import { encodeWatchEvent, PROTOBUF_WATCH_MEDIA_TYPE } from '../codec/protobuf/index.js';
 import { parseIncludeObject, partialObjectMetadata, table } from '../codec/views.js';
 import type { CachedObject } from '../codec/cached-object.js';
@@ -88,6 +88,10 @@ export async function handleWatch(scope: ResourceScope, streams: WatchStreams, w
     if (cbor) return cborWatchEventParts(e.type, cborObjectBytes(e.object, scope.served));
     return protobuf ? protobufWatchEventParts(e.type, e.object, scope.served) : jsonWatchEventParts(e.type, jsonObjectBytes(e.object, scope.served));
   };
+  /** A live event in the object view: one frame made once for every watcher. */
+  const liveFrame = (e: WatcherEvent): Buffer[] => [
+    cbor ? cborWatchEventFrame(e.type, e.object, scope.served) : protobuf ? protobufWatchEventFrame(e.type, e.object, scope.served) : jsonWatchEventFrame(e.type, e.object, scope.served),
+  ];
   /** A bookmark: an object of the requested kind (or view) carrying only its resourceVersion. */
   const bookmark = (revision: number, annotations?: Record<string, string>): Buffer => {
     const metadata: Record<string, unknown> = { resourceVersion: String(revision) };
@@ -182,7 +186,7 @@ export async function handleWatch(scope: ResourceScope, streams: WatchStreams, w
           lastRevision = Math.max(lastRevision, events[events.length - 1]!.object.revision);
           if (converting) pushConverted(events, !initial);
           else if (initial) stream.pushInitial(events);
-          else if (cachedBytes) stream.push(events.map(eventParts));
+          else if (cachedBytes) stream.push(events.map(liveFrame));
           else stream.pushEvents(events);
         },
         onInitialEventsEnd: (revision) => {

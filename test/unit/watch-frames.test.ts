@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { jsonObjectBytes, jsonWatchEventParts, protobufObjectBytes, protobufWatchEventParts, type ServedType } from '../../src/codec/cached-encoding.js';
+import { jsonItemBytes, jsonObjectBytes, jsonWatchEventFrame, jsonWatchEventParts, protobufObjectBytes, protobufWatchEventFrame, protobufWatchEventParts, type ServedType } from '../../src/codec/cached-encoding.js';
+import { cborObjectBytes, cborWatchEventFrame, cborWatchEventParts } from '../../src/codec/cbor/cached.js';
 import { CachedObject } from '../../src/codec/cached-object.js';
 import { decodeWatchEvents, encodeWatchEvent } from '../../src/codec/protobuf/index.js';
 import type { KubeObject } from '../../src/machinery/object.js';
@@ -35,5 +36,44 @@ describe('watch frames from shared encodings', () => {
     const { events, rest } = decodeWatchEvents(frame);
     assert.equal(rest.length, 0);
     assert.equal(events[0]!.type, 'ADDED');
+  });
+
+  /** The bytes `frame` lies on: a view shares its parent's memory. */
+  const sameMemory = (view: Buffer, frame: Buffer): boolean => view.buffer === frame.buffer && view.byteOffset >= frame.byteOffset && view.byteOffset + view.length <= frame.byteOffset + frame.length;
+
+  it('a live event is one frame per version and type, the same buffer for every watcher, and the object bytes a view into it', () => {
+    const cached = new CachedObject('/ns/c', object, 7);
+    const frame = jsonWatchEventFrame('MODIFIED', cached, served);
+    assert.equal(jsonWatchEventFrame('MODIFIED', cached, served), frame, 'made once, shared');
+    assert.deepEqual(frame, Buffer.concat(jsonWatchEventParts('MODIFIED', jsonObjectBytes(cached, served))), 'the same bytes as the parts');
+    assert.ok(sameMemory(jsonObjectBytes(cached, served), frame), 'the object bytes are held once, inside the frame');
+    assert.deepEqual(JSON.parse(frame.toString()), { type: 'MODIFIED', object });
+    assert.deepEqual(JSON.parse(jsonItemBytes(cached, served).toString()), { metadata: object.metadata, data: object.data }, 'a list item made afterwards');
+
+    // Another type (an initial ADDED of the same version) frames the object bytes already made.
+    const added = jsonWatchEventFrame('ADDED', cached, served);
+    assert.deepEqual(JSON.parse(added.toString()), { type: 'ADDED', object });
+    assert.ok(sameMemory(jsonObjectBytes(cached, served), frame));
+  });
+
+  it('a live frame after the object bytes were made (a GET) frames those bytes', () => {
+    const cached = new CachedObject('/ns/c', object, 7);
+    const bytes = jsonObjectBytes(cached, served);
+    assert.deepEqual(jsonWatchEventFrame('DELETED', cached, served), Buffer.concat(jsonWatchEventParts('DELETED', bytes)));
+    assert.equal(jsonObjectBytes(cached, served), bytes);
+  });
+
+  it('protobuf and CBOR live frames equal their parts, with the object a view into the frame', () => {
+    const pb = new CachedObject('/ns/c', object, 7);
+    const pbFrame = protobufWatchEventFrame('MODIFIED', pb, served);
+    assert.equal(protobufWatchEventFrame('MODIFIED', pb, served), pbFrame);
+    assert.ok(sameMemory(protobufObjectBytes(pb, served), pbFrame));
+    assert.deepEqual(pbFrame, encodeWatchEvent('MODIFIED', object));
+
+    const cb = new CachedObject('/ns/c', object, 7);
+    const cbFrame = cborWatchEventFrame('ADDED', cb, served);
+    assert.equal(cborWatchEventFrame('ADDED', cb, served), cbFrame);
+    assert.ok(sameMemory(cborObjectBytes(cb, served), cbFrame));
+    assert.deepEqual(cbFrame, Buffer.concat(cborWatchEventParts('ADDED', cborObjectBytes(new CachedObject('/ns/c', object, 7), served))));
   });
 });

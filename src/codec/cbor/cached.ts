@@ -1,5 +1,5 @@
 import type { CachedObject } from '../cached-object.js';
-import type { ServedType } from '../cached-encoding.js';
+import { sharedEventFrame, type ServedType } from '../cached-encoding.js';
 import { cborHead, encodeCborItem, SELF_DESCRIBED_CBOR } from './encode.js';
 import { goShapedObject } from '../go-json.js';
 
@@ -25,10 +25,12 @@ export function cborItemBytes(cached: CachedObject, served: ServedType): Buffer 
 
 /** A whole object, self-described: kind and apiVersion first, as the JSON form. */
 export function cborObjectBytes(cached: CachedObject, served: ServedType): Buffer {
-  return cached.encoded(`cbor-object:${served.apiVersion}`, (obj) => {
-    const { apiVersion: _a, kind: _k, ...rest } = goShaped(served, obj);
-    return Buffer.concat([SELF_DESCRIBED_CBOR, encodeCborItem({ kind: served.kind, apiVersion: served.apiVersion, ...rest })]);
-  });
+  return cached.encoded(`cbor-object:${served.apiVersion}`, () => makeCborObject(cached, served));
+}
+
+function makeCborObject(cached: CachedObject, served: ServedType): Buffer {
+  const { apiVersion: _a, kind: _k, ...rest } = goShaped(served, cached.object);
+  return Buffer.concat([SELF_DESCRIBED_CBOR, encodeCborItem({ kind: served.kind, apiVersion: served.apiVersion, ...rest })]);
 }
 
 /** `{kind, apiVersion, metadata, items: [...]}` from cached items, as the parts to write. */
@@ -56,12 +58,22 @@ const eventPrefixes = new Map<string, Buffer>();
  * kube's WatchEvent with a CBOR RawExtension is written.
  */
 export function cborWatchEventParts(type: string, object: Buffer): Buffer[] {
+  return [cborEventPrefix(type), object];
+}
+
+function cborEventPrefix(type: string): Buffer {
   let prefix = eventPrefixes.get(type);
   if (!prefix) {
     prefix = Buffer.concat([SELF_DESCRIBED_CBOR, cborHead('map', 2), encodeCborItem('type'), encodeCborItem(type), encodeCborItem('object')]);
     eventPrefixes.set(type, prefix);
   }
-  return [prefix, object];
+  return prefix;
+}
+
+/** A live event's frame, shared by every watcher (cached-encoding.ts's sharedEventFrame). */
+export function cborWatchEventFrame(type: string, cached: CachedObject, served: ServedType): Buffer {
+  const prefix = cborEventPrefix(type);
+  return sharedEventFrame(cached, `cbor-event:${type}:${served.apiVersion}`, `cbor-object:${served.apiVersion}`, () => prefix, undefined, () => [makeCborObject(cached, served)]);
 }
 
 /** An event whose object is not cached (views, bookmarks, errors). */
