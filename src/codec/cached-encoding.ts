@@ -87,29 +87,25 @@ export function jsonWatchEventParts(type: string, object: Buffer): Buffer[] {
 
 /**
  * A live watch event's whole frame, made once per object version, event type
- * and variant and written as it is by every watcher: joining parts per
- * watcher made one short-lived copy per watcher and event (~200 MB/s at
- * 1,000 watchers × 50 events/s) that held RSS up after a burst. When the frame
- * is made first, the object's own variant becomes a view into it, so a
- * version sent to watchers is held once.
+ * and variant and written as it is by every watcher, as a one-byte string of
+ * its bytes (write it with the 'latin1' encoding). Not a Buffer: Buffers live
+ * on the C heap, where these long-lived frames, allocated among the many
+ * short-lived per-socket buffers of a burst (TLS output of a thousand stalled
+ * connections), kept glibc from giving the burst's freed pages back; V8's
+ * heap compacts. Joining parts per watcher instead made one copy per watcher
+ * and event (~200 MB/s at 1,000 watchers × 50 events/s).
  */
-export function sharedEventFrame(cached: CachedObject, frameVariant: string, objectVariant: string, head: (objectLength: number) => Buffer, tail: Buffer | undefined, objectParts: () => Buffer[]): Buffer {
-  return cached.encoded(frameVariant, () => {
-    const known = cached.encodedIfMade(objectVariant);
-    const object = known ? [known] : objectParts();
-    let length = 0;
-    for (const p of object) length += p.length;
-    const prefix = head(length);
-    const frame = Buffer.concat(tail ? [prefix, ...object, tail] : [prefix, ...object]);
-    if (!known) cached.remember(objectVariant, frame.subarray(prefix.length, prefix.length + length));
-    return frame;
-  });
+export function sharedEventFrame(cached: CachedObject, variant: string, parts: () => Buffer[]): string {
+  return cached.encodedText(variant, () => Buffer.concat(parts()).toString('latin1'));
 }
 
-/** A live JSON watch event's frame, shared by every watcher. */
-export function jsonWatchEventFrame(type: string, cached: CachedObject, served: ServedType): Buffer {
-  const prefix = jsonEventPrefix(type);
-  return sharedEventFrame(cached, `json-event:${type}:${served.apiVersion}`, `json-object:${served.apiVersion}`, () => prefix, JSON_EVENT_SUFFIX, () => jsonObjectParts(cached, served));
+/** A live JSON watch event's frame, shared by every watcher (sharedEventFrame). */
+export function jsonWatchEventFrame(type: string, cached: CachedObject, served: ServedType): string {
+  return sharedEventFrame(cached, `json-event:${type}:${served.apiVersion}`, () => [
+    jsonEventPrefix(type),
+    ...(cached.encodedIfMade(`json-object:${served.apiVersion}`) ? [jsonObjectBytes(cached, served)] : jsonObjectParts(cached, served)),
+    JSON_EVENT_SUFFIX,
+  ]);
 }
 
 /** A protobuf watch frame as parts: its header (kept with the object version) and the shared envelope. */
@@ -119,16 +115,12 @@ export function protobufWatchEventParts(type: string, cached: CachedObject, serv
   return [header, enveloped];
 }
 
-/** A live protobuf watch event's frame (its length and header, then the envelope), shared by every watcher. */
-export function protobufWatchEventFrame(type: string, cached: CachedObject, served: ServedType): Buffer {
-  return sharedEventFrame(
-    cached,
-    `pb-event:${type}:${served.apiVersion}`,
-    `pb-object:${served.apiVersion}`,
-    (length) => watchEventFrameHeader(type, length),
-    undefined,
-    () => [makeProtobufObject(cached, served)],
-  );
+/** A live protobuf watch event's frame (its length and header, then the envelope), shared by every watcher (sharedEventFrame). */
+export function protobufWatchEventFrame(type: string, cached: CachedObject, served: ServedType): string {
+  return sharedEventFrame(cached, `pb-event:${type}:${served.apiVersion}`, () => {
+    const enveloped = cached.encodedIfMade(`pb-object:${served.apiVersion}`) ?? makeProtobufObject(cached, served);
+    return [watchEventFrameHeader(type, enveloped.length), enveloped];
+  });
 }
 
 /** The served object's protobuf message (a list item, or Unknown.raw). */

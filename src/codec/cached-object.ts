@@ -8,6 +8,7 @@ import type { KubeObject } from '../machinery/object.js';
  */
 export class CachedObject {
   private encodings: Map<string, Buffer> | undefined;
+  private texts: Map<string, string> | undefined;
 
   constructor(
     readonly key: string,
@@ -39,9 +40,18 @@ export class CachedObject {
     return this.encodings?.get(variant);
   }
 
-  /** Records bytes made along with another variant (a view into a watch event's frame). */
-  remember(variant: string, bytes: Buffer): void {
-    (this.encodings ??= new Map()).set(variant, bytes);
+  /**
+   * Bytes of `variant` kept as a one-byte string of those bytes (latin1),
+   * made by `make` the first time: held in the JavaScript heap, which V8
+   * compacts, rather than on the C heap (see sharedEventFrame).
+   */
+  encodedText(variant: string, make: (obj: KubeObject) => string): string {
+    let hit = this.texts?.get(variant);
+    if (hit === undefined) {
+      hit = make(this.object);
+      (this.texts ??= new Map()).set(variant, hit);
+    }
+    return hit;
   }
 
   /** The same object as seen at another revision (a DELETED event carries the delete's revision). */

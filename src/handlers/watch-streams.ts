@@ -18,7 +18,7 @@ export const DEFAULT_WATCH_STREAM_LIMITS: WatchStreamLimits = {
   queueBytes: 8 * 1024 * 1024,
   endGraceMs: 10_000,
   cleanEndBytes: 4 * 1024 * 1024,
-  readingWindowMs: 1000,
+  slowReaderRecheckMs: 500,
 };
 
 /** --max-watch-buffered-bytes 0: a quarter of the JavaScript heap limit. */
@@ -63,7 +63,7 @@ export class WatchStreams implements WatchStreamCoordinator {
   private closingHead = 0;
   private closingScheduled = false;
   private shedScheduled = false;
-  /** Blocked watchers spared at their round's end because they still read: looked at again every half reading window. */
+  /** Blocked watchers spared at their round's end because they still read: looked at again every slowReaderRecheckMs. */
   private readonly slow = new Set<WatchStream>();
   private slowTimer: NodeJS.Timeout | undefined;
   /** Watchers ended because they did not keep up, by group and resource (kube's apiserver_terminated_watchers_total). */
@@ -160,14 +160,17 @@ export class WatchStreams implements WatchStreamCoordinator {
    */
   private expire(round: BudgetRound): void {
     this.rounds.delete(round.resource);
-    for (const s of [...round.members]) this.judge(s);
+    // After this turn's I/O: a turn that ran long held back every socket's write completions, not just this round's.
+    setImmediate(() => {
+      for (const s of round.members) this.judge(s);
+    });
   }
 
   private judge(s: WatchStream): void {
-    if (!s.isBlocked) return void this.slow.delete(s);
-    if (s.isReadingSlowly) {
+    if (!s.isBlocked || s.isDone) return void this.slow.delete(s);
+    if (s.lookIsReadingSlowly()) {
       this.slow.add(s);
-      this.slowTimer ??= setTimeout(() => this.judgeSlow(), this.limits.readingWindowMs / 2).unref();
+      this.slowTimer ??= setTimeout(() => setImmediate(() => this.judgeSlow()), this.limits.slowReaderRecheckMs).unref();
       return;
     }
     this.slow.delete(s);

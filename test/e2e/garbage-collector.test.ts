@@ -337,7 +337,14 @@ describe('garbage collector on three processes on one etcd', { skip: skip ?? etc
     await createDependents(leader, 'gc-ha', 'dep2', DEPENDENTS, [ownerRef('ConfigMap', 'v1', 'owner2', uid2)]);
     await leader.kill();
     await ok(follower, ['delete', 'configmap', 'owner2', '-n', 'gc-ha', '--cascade=foreground', '--wait=false']);
-    await eventually(async () => (await configMapNames(follower, 'gc-ha')).length === 0, 60_000, 200);
-    await eventually(async () => followers.filter(leading).length === 1, 30_000, 200);
+    // A rare failure here (once in CI): say what was left and what the surviving processes logged.
+    const explain = async (err: unknown): Promise<never> => {
+      const left = await configMapNames(follower, 'gc-ha').catch(() => []);
+      const owner = await http(follower, 'GET', '/api/v1/namespaces/gc-ha/configmaps/owner2').catch(() => undefined);
+      const logs = followers.map((s, i) => `--- process ${i} (${leading(s) ? 'leading' : 'not leading'}):\n${s.output().split('\n').slice(-60).join('\n')}`);
+      throw new Error([String(err), `left: ${left.length} ${left.slice(0, 5).join(' ')}`, `owner2: ${owner?.status} ${JSON.stringify(owner?.json?.metadata)}`, ...logs].join('\n'));
+    };
+    await eventually(async () => (await configMapNames(follower, 'gc-ha')).length === 0, 60_000, 200).catch(explain);
+    await eventually(async () => followers.filter(leading).length === 1, 30_000, 200).catch(explain);
   });
 });

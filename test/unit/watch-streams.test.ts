@@ -22,11 +22,12 @@ class FakeResponse extends EventEmitter {
   writableEnded = false;
   writableFinished = false;
   socket = null;
-  private pending: Array<{ size: number; cb: () => void }> = [];
+  private pending: Array<{ size: number; cb: (() => void) | undefined }> = [];
 
-  write(chunk: Buffer, cb: () => void): boolean {
+  write(chunk: Buffer | string, encodingOrCb?: BufferEncoding | (() => void), cb?: () => void): boolean {
+    const done = typeof encodingOrCb === 'function' ? encodingOrCb : cb;
     this.writableLength += chunk.length;
-    this.pending.push({ size: chunk.length, cb });
+    this.pending.push({ size: chunk.length, cb: done });
     return true;
   }
 
@@ -36,7 +37,7 @@ class FakeResponse extends EventEmitter {
     this.pending = [];
     for (const w of done) {
       this.writableLength -= w.size;
-      w.cb();
+      w.cb?.();
     }
   }
 
@@ -52,7 +53,7 @@ class FakeResponse extends EventEmitter {
 }
 
 const FRAME = Buffer.alloc(50, 'e');
-const limits = { socketBytes: 100, queueEvents: 5, queueBytes: 1 << 20, endGraceMs: 50, cleanEndBytes: 1 << 20, readingWindowMs: 200 };
+const limits = { socketBytes: 100, queueEvents: 5, queueBytes: 1 << 20, endGraceMs: 50, cleanEndBytes: 1 << 20, slowReaderRecheckMs: 200 };
 
 function setUp(): { streams: WatchStreams; open: () => { res: FakeResponse; cut: () => boolean; push: (n: number) => void; queued: () => number } } {
   const streams = new WatchStreams({ maxBufferedBytes: 1 << 30, shutdown: new AbortController().signal, limits });
@@ -76,7 +77,7 @@ describe('the unresponsive-watcher cut', () => {
     const w = open();
     w.push(2); // the socket's bound: 100 bytes
     w.push(limits.queueEvents + 1);
-    await sleep(limits.readingWindowMs + 400);
+    await sleep(limits.slowReaderRecheckMs + 400);
     assert.ok(w.cut(), 'cut as unresponsive');
     assert.deepEqual(streams.terminatedWatchers(), [{ group: '', resource: 'configmaps', count: 1 }]);
   });
@@ -86,19 +87,21 @@ describe('the unresponsive-watcher cut', () => {
     const w = open();
     const stalled = open();
     stalled.push(2 + limits.queueEvents + 1);
-    // Past its bounds all the time, but its socket takes bytes every 50 ms.
-    const until = Date.now() + 3 * limits.readingWindowMs;
+    // Events come faster than it reads, so its queue grows past its bounds and stays there, but its
+    // socket takes bytes every 40 ms (two frames a time: the socket's bound is 100 bytes).
+    const until = Date.now() + 3 * limits.slowReaderRecheckMs;
+    let overBounds = 0;
     while (Date.now() < until) {
-      w.push(3);
+      w.push(w.queued() > limits.queueEvents ? 2 : 5);
       w.res.take();
-      w.push(Math.max(0, limits.queueEvents + 3 - w.queued())); // the socket takes up to two of them
-      assert.ok(w.queued() > limits.queueEvents);
-      await sleep(50);
+      if (w.queued() > limits.queueEvents) overBounds++;
+      await sleep(40);
     }
+    assert.ok(overBounds >= 10, `past its bounds most of the time (${overBounds})`);
     assert.equal(w.cut(), false, 'a slow reader is not unresponsive');
     assert.ok(stalled.cut(), 'the one beside it that never read is cut');
     // It stops reading.
-    await sleep(limits.readingWindowMs * 2 + 100);
+    await sleep(limits.slowReaderRecheckMs * 3 + 100);
     assert.ok(w.cut(), 'cut once it stopped reading');
     assert.equal(streams.terminatedWatchers()[0]!.count, 2);
   });

@@ -71,9 +71,8 @@ function cborEventPrefix(type: string): Buffer {
 }
 
 /** A live event's frame, shared by every watcher (cached-encoding.ts's sharedEventFrame). */
-export function cborWatchEventFrame(type: string, cached: CachedObject, served: ServedType): Buffer {
-  const prefix = cborEventPrefix(type);
-  return sharedEventFrame(cached, `cbor-event:${type}:${served.apiVersion}`, `cbor-object:${served.apiVersion}`, () => prefix, undefined, () => [makeCborObject(cached, served)]);
+export function cborWatchEventFrame(type: string, cached: CachedObject, served: ServedType): string {
+  return sharedEventFrame(cached, `cbor-event:${type}:${served.apiVersion}`, () => [cborEventPrefix(type), cached.encodedIfMade(`cbor-object:${served.apiVersion}`) ?? makeCborObject(cached, served)]);
 }
 
 /** An event whose object is not cached (views, bookmarks, errors). */
