@@ -87,20 +87,28 @@ export function jsonWatchEventParts(type: string, object: Buffer): Buffer[] {
 
 /**
  * A live watch event's whole frame, made once per object version, event type
- * and variant and written as it is by every watcher, as a one-byte string of
- * its bytes (write it with the 'latin1' encoding). Not a Buffer: Buffers live
- * on the C heap, where these long-lived frames, allocated among the many
- * short-lived per-socket buffers of a burst (TLS output of a thousand stalled
- * connections), kept glibc from giving the burst's freed pages back; V8's
- * heap compacts. Joining parts per watcher instead made one copy per watcher
- * and event (~200 MB/s at 1,000 watchers × 50 events/s).
+ * and variant and written as it is by every watcher. From 4 KiB it is kept as
+ * a one-byte string of its bytes (write it with the 'latin1' encoding), not a
+ * Buffer: such Buffers are each their own allocation on the C heap, where
+ * these long-lived frames, made among the many short-lived per-socket TLS
+ * buffers of a burst (a thousand stalled connections), kept glibc from giving
+ * the burst's freed pages back; V8's heap compacts. Smaller frames stay
+ * Buffers (slices of node's pooled slabs), which sockets take without the
+ * copy a string costs per write. Joining parts per watcher instead made one
+ * copy per watcher and event (~200 MB/s at 1,000 watchers × 50 events/s).
  */
-export function sharedEventFrame(cached: CachedObject, variant: string, parts: () => Buffer[]): string {
-  return cached.encodedText(variant, () => Buffer.concat(parts()).toString('latin1'));
+export function sharedEventFrame(cached: CachedObject, variant: string, parts: () => Buffer[]): string | Buffer {
+  return cached.frame(variant, () => {
+    const frame = Buffer.concat(parts());
+    return frame.length < STRING_FRAME_BYTES ? frame : frame.toString('latin1');
+  });
 }
 
+/** Frames from this size are strings (sharedEventFrame); node's Buffer pool serves smaller ones. */
+export const STRING_FRAME_BYTES = 4096;
+
 /** A live JSON watch event's frame, shared by every watcher (sharedEventFrame). */
-export function jsonWatchEventFrame(type: string, cached: CachedObject, served: ServedType): string {
+export function jsonWatchEventFrame(type: string, cached: CachedObject, served: ServedType): string | Buffer {
   return sharedEventFrame(cached, `json-event:${type}:${served.apiVersion}`, () => [
     jsonEventPrefix(type),
     ...(cached.encodedIfMade(`json-object:${served.apiVersion}`) ? [jsonObjectBytes(cached, served)] : jsonObjectParts(cached, served)),
@@ -116,7 +124,7 @@ export function protobufWatchEventParts(type: string, cached: CachedObject, serv
 }
 
 /** A live protobuf watch event's frame (its length and header, then the envelope), shared by every watcher (sharedEventFrame). */
-export function protobufWatchEventFrame(type: string, cached: CachedObject, served: ServedType): string {
+export function protobufWatchEventFrame(type: string, cached: CachedObject, served: ServedType): string | Buffer {
   return sharedEventFrame(cached, `pb-event:${type}:${served.apiVersion}`, () => {
     const enveloped = cached.encodedIfMade(`pb-object:${served.apiVersion}`) ?? makeProtobufObject(cached, served);
     return [watchEventFrameHeader(type, enveloped.length), enveloped];

@@ -8,7 +8,7 @@ import type { KubeObject } from '../machinery/object.js';
  */
 export class CachedObject {
   private encodings: Map<string, Buffer> | undefined;
-  private texts: Map<string, string> | undefined;
+  private frames: Map<string, string | Buffer> | undefined;
 
   constructor(
     readonly key: string,
@@ -40,16 +40,12 @@ export class CachedObject {
     return this.encodings?.get(variant);
   }
 
-  /**
-   * Bytes of `variant` kept as a one-byte string of those bytes (latin1),
-   * made by `make` the first time: held in the JavaScript heap, which V8
-   * compacts, rather than on the C heap (see sharedEventFrame).
-   */
-  encodedText(variant: string, make: (obj: KubeObject) => string): string {
-    let hit = this.texts?.get(variant);
+  /** A watch event frame of this version (sharedEventFrame), made by `make` the first time. */
+  frame(variant: string, make: () => string | Buffer): string | Buffer {
+    let hit = this.frames?.get(variant);
     if (hit === undefined) {
-      hit = make(this.object);
-      (this.texts ??= new Map()).set(variant, hit);
+      hit = make();
+      (this.frames ??= new Map()).set(variant, hit);
     }
     return hit;
   }

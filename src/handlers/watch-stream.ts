@@ -50,11 +50,11 @@ export interface WatchStreamCoordinator {
 }
 
 /**
- * A frame as it will be written: a shared frame (a one-byte string of its
- * bytes, made once for every watcher: codec/cached-encoding.ts
- * sharedEventFrame) or the parts of one made for this watch.
+ * A frame as it will be written: a shared frame made once for every watcher
+ * (codec/cached-encoding.ts sharedEventFrame: a Buffer, or a one-byte string
+ * of its bytes) or the parts of one made for this watch.
  */
-export type FrameBytes = string | Buffer[];
+export type FrameBytes = string | Buffer | Buffer[];
 
 /** A frame queued with its size in bytes. */
 interface EncodedFrame {
@@ -77,13 +77,45 @@ type Frame = EncodedFrame | LazyFrame;
 
 const isEncoded = (f: Frame): f is EncodedFrame => 'bytes' in f;
 
-const sizeOf = (bytes: FrameBytes): number => (typeof bytes === 'string' ? bytes.length : bytes.reduce((n, p) => n + p.length, 0));
+const sizeOf = (bytes: FrameBytes): number => (Array.isArray(bytes) ? bytes.reduce((n, p) => n + p.length, 0) : bytes.length);
 
 /** A one-byte string's characters are its bytes. */
 const BYTES = 'latin1';
 
-/** A frame as one chunk: a frame made for this watch in several parts is joined (as a string: V8's heap, not the C heap). */
-const oneChunk = (bytes: FrameBytes): string | Buffer => (typeof bytes === 'string' ? bytes : bytes.length === 1 ? bytes[0]! : bytes.map((p) => p.toString(BYTES)).join(''));
+/**
+ * Frames under this size that are written in the same turn are joined into
+ * one chunk; bigger ones are written as they are, a chunk each. Each
+ * res.write costs node:http and the socket four buffered writes, which for
+ * small frames is more than copying them (a watcher behind by many small
+ * events fell further behind, one write per event, in the fan-out bench);
+ * for big ones the copy is the cost: shared frames written as they are make
+ * no per-watcher copy (joining a turn's 4 KiB frames made ~200 MB/s of
+ * garbage at 1,000 watchers × 50 events/s). node:http corks the socket for
+ * the tick, so a turn's chunks still reach the socket (and TLS) as one write.
+ */
+const JOIN_BELOW_BYTES = 2048;
+
+function joinSmall(chunks: Array<string | Buffer>): Array<string | Buffer> {
+  if (chunks.length === 1) return chunks;
+  const out: Array<string | Buffer> = [];
+  let small: Buffer[] = [];
+  const flush = (): void => {
+    if (small.length > 0) out.push(small.length === 1 ? small[0]! : Buffer.concat(small));
+    small = [];
+  };
+  for (const c of chunks) {
+    if (c.length < JOIN_BELOW_BYTES) small.push(typeof c === 'string' ? Buffer.from(c, BYTES) : c);
+    else {
+      flush();
+      out.push(c);
+    }
+  }
+  flush();
+  return out;
+}
+
+/** A frame as one chunk: a frame made for this watch in several parts (initial state, replayed history) is joined. */
+const oneChunk = (bytes: FrameBytes): string | Buffer => (!Array.isArray(bytes) ? bytes : bytes.length === 1 ? bytes[0]! : Buffer.concat(bytes));
 
 type State = 'waiting' | 'open' | 'ending' | 'cut' | 'closed';
 
@@ -303,11 +335,9 @@ export class WatchStream {
         this.queue = this.queue.slice(this.head);
         this.head = 0;
       }
-      // A chunk per frame, as a watcher in step writes each event: shared frames are written as they are, with
-      // no per-watcher copy (joining a turn's frames made one, ~200 MB/s of garbage at 1,000 watchers). node:http
-      // corks the socket for the tick, so a turn's chunks still reach the socket (and TLS) as one write.
-      const last = chunks.length - 1;
-      chunks.forEach((chunk, i) => {
+      const writes = joinSmall(chunks);
+      const last = writes.length - 1;
+      writes.forEach((chunk, i) => {
         const done = i === last ? this.onWritten : undefined;
         if (typeof chunk === 'string') res.write(chunk, BYTES, done);
         else res.write(chunk, done);

@@ -89,7 +89,7 @@ export async function handleWatch(scope: ResourceScope, streams: WatchStreams, w
     return protobuf ? protobufWatchEventParts(e.type, e.object, scope.served) : jsonWatchEventParts(e.type, jsonObjectBytes(e.object, scope.served));
   };
   /** A live event in the object view: one frame made once for every watcher. */
-  const liveFrame = (e: WatcherEvent): string =>
+  const liveFrame = (e: WatcherEvent): string | Buffer =>
     cbor ? cborWatchEventFrame(e.type, e.object, scope.served) : protobuf ? protobufWatchEventFrame(e.type, e.object, scope.served) : jsonWatchEventFrame(e.type, e.object, scope.served);
   /** A bookmark: an object of the requested kind (or view) carrying only its resourceVersion. */
   const bookmark = (revision: number, annotations?: Record<string, string>): Buffer => {

@@ -38,13 +38,13 @@ describe('watch frames from shared encodings', () => {
     assert.equal(events[0]!.type, 'ADDED');
   });
 
-  /** A shared frame is a one-byte string of its bytes. */
-  const bytesOf = (frame: string): Buffer => Buffer.from(frame, 'latin1');
+  /** A shared frame: a Buffer, or from 4 KiB a one-byte string of its bytes. */
+  const bytesOf = (frame: string | Buffer): Buffer => (typeof frame === 'string' ? Buffer.from(frame, 'latin1') : frame);
 
-  it('a live event is one frame per version and type, the same string for every watcher, with the bytes of its parts', () => {
+  it('a live event is one frame per version and type, the same for every watcher, with the bytes of its parts', () => {
     const cached = new CachedObject('/ns/c', object, 7);
     const frame = jsonWatchEventFrame('MODIFIED', cached, served);
-    assert.equal(typeof frame, 'string');
+    assert.equal(typeof frame, 'string', 'a frame of 4 KiB or more is a string, in V8\'s heap');
     assert.equal(jsonWatchEventFrame('MODIFIED', cached, served), frame, 'made once, shared');
     assert.deepEqual(bytesOf(frame), Buffer.concat(jsonWatchEventParts('MODIFIED', jsonObjectBytes(cached, served))), 'the same bytes as the parts');
     assert.deepEqual(JSON.parse(bytesOf(frame).toString('utf8')), { type: 'MODIFIED', object });
@@ -52,11 +52,20 @@ describe('watch frames from shared encodings', () => {
     assert.deepEqual(JSON.parse(bytesOf(jsonWatchEventFrame('ADDED', cached, served)).toString()), { type: 'ADDED', object });
   });
 
-  it('a frame holds UTF-8 bytes, one per character, so non-ASCII text is written as it is encoded', () => {
-    const unicode = { ...object, data: { greeting: 'grüß dich — 你好 🙂' } };
+  it('a small frame is a Buffer', () => {
+    const small = { ...object, data: { a: 'b' } };
+    const cached = new CachedObject('/ns/s', small, 9);
+    const frame = jsonWatchEventFrame('ADDED', cached, served);
+    assert.ok(Buffer.isBuffer(frame));
+    assert.deepEqual(JSON.parse(frame.toString()), { type: 'ADDED', object: small });
+  });
+
+  it('a string frame holds UTF-8 bytes, one per character, so non-ASCII text is written as it is encoded', () => {
+    const unicode = { ...object, data: { greeting: 'grüß dich — 你好 🙂', payload: 'x'.repeat(5000) } };
     const cached = new CachedObject('/ns/u', unicode, 8);
     const frame = jsonWatchEventFrame('ADDED', cached, served);
-    assert.ok([...frame].every((c) => c.charCodeAt(0) < 256), 'one byte per character');
+    assert.equal(typeof frame, 'string');
+    assert.ok([...(frame as string)].every((c) => c.charCodeAt(0) < 256), 'one byte per character');
     assert.deepEqual(JSON.parse(bytesOf(frame).toString('utf8')).object.data, unicode.data);
   });
 

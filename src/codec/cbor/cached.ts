@@ -71,7 +71,7 @@ function cborEventPrefix(type: string): Buffer {
 }
 
 /** A live event's frame, shared by every watcher (cached-encoding.ts's sharedEventFrame). */
-export function cborWatchEventFrame(type: string, cached: CachedObject, served: ServedType): string {
+export function cborWatchEventFrame(type: string, cached: CachedObject, served: ServedType): string | Buffer {
   return sharedEventFrame(cached, `cbor-event:${type}:${served.apiVersion}`, () => [cborEventPrefix(type), cached.encodedIfMade(`cbor-object:${served.apiVersion}`) ?? makeCborObject(cached, served)]);
 }
 
