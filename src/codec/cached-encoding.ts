@@ -85,6 +85,9 @@ export function jsonWatchEventParts(type: string, object: Buffer): Buffer[] {
   return [jsonEventPrefix(type), object, JSON_EVENT_SUFFIX];
 }
 
+/** Frames from this size are strings (sharedEventFrame); node's Buffer pool serves smaller ones. */
+const STRING_FRAME_BYTES = 4096;
+
 /**
  * A live watch event's whole frame, made once per object version, event type
  * and variant and written as it is by every watcher. From 4 KiB it is kept as
@@ -103,9 +106,6 @@ export function sharedEventFrame(cached: CachedObject, variant: string, parts: (
     return frame.length < STRING_FRAME_BYTES ? frame : frame.toString('latin1');
   });
 }
-
-/** Frames from this size are strings (sharedEventFrame); node's Buffer pool serves smaller ones. */
-export const STRING_FRAME_BYTES = 4096;
 
 /** A live JSON watch event's frame, shared by every watcher (sharedEventFrame). */
 export function jsonWatchEventFrame(type: string, cached: CachedObject, served: ServedType): string | Buffer {
