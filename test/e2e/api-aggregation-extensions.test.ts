@@ -270,8 +270,13 @@ describe('API aggregation: OpenAPI, upgrades, metrics', { skip }, () => {
     const extPki = await ensurePki({ servingNames: [WARDLE_HOST, LEGACY_HOST], adminUser: 'unused', adminGroups: [] });
     let extPort: number;
     ({ server: ext, port: extPort } = await startExtensionServer(extPki.serving.key, extPki.serving.cert, proxy.ca, seen));
-    // A server that takes connections and hangs up at once.
-    hangUp = createTcpServer((s) => s.destroy());
+    // A server that takes connections and hangs up at once: a FIN, reading on, so the client always reads EOF (closing
+    // with the client's ClientHello unread would reset the connection instead, as the kernel does, in a race with it).
+    hangUp = createTcpServer((s) => {
+      s.on('data', () => undefined);
+      s.on('error', () => undefined);
+      s.end();
+    });
     await new Promise<void>((r) => hangUp.listen(0, '127.0.0.1', r));
     server = await startServer({ dataDir: join(dir, 'data'), args: [...proxy.args, '--request-timeout', `${REQUEST_TIMEOUT_S}s`] });
     await createNamespace(server, 'wardle-system');
