@@ -95,13 +95,16 @@ export async function jsonRequest<T>(target: Target, spec: RequestSpec): Promise
   }
 }
 
-/** One sample of the server's /metrics (prom-client's text), on a connection of its own. */
-export async function serverMetric(target: Target, name: string): Promise<number | undefined> {
+/** Samples of the server's /metrics (prom-client's text), from one scrape on a connection of its own. */
+export async function serverMetrics(target: Target, names: readonly string[]): Promise<Array<number | undefined>> {
   const agent = makeAgent(target, 1);
   const r = await oneRequest(agent, target, { method: 'GET', path: '/metrics' }, true);
   agent.destroy();
-  const m = new RegExp(`^${name} (\\S+)`, 'm').exec(r.body?.toString('utf8') ?? '');
-  return m ? Number(m[1]) : undefined;
+  const text = r.body?.toString('utf8') ?? '';
+  return names.map((name) => {
+    const m = new RegExp(`^${name} (\\S+)`, 'm').exec(text);
+    return m ? Number(m[1]) : undefined;
+  });
 }
 
 export interface HttpLoopOptions extends LoopOptions {

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { credentialsFrom, removeDir, startServer, tempDir, type TestServer } from '../test/helpers/server.js';
 import type { BenchConfig } from './config.js';
 import { createNamespace } from './fixtures.js';
-import { jsonRequest, makeAgent, oneRequest, serverMetric, startRequest, type Target } from './http-client.js';
+import { jsonRequest, makeAgent, oneRequest, serverMetrics, startRequest, type Target } from './http-client.js';
 import { percentile, round } from './loop.js';
 import { FanoutState, runWriter, WatchStream } from './watch.js';
 
@@ -190,9 +190,10 @@ async function run(cfg: BenchConfig, stalledCount: number, log: (msg: string) =>
     const rssFinal = rssMB(pid);
     rssPeak = Math.max(rssPeak, rssFinal);
     const mb = (v: number | undefined): number => round((v ?? 0) / 1e6);
-    const finalHeapUsedMB = mb(await serverMetric(target, 'nodejs_heap_size_used_bytes'));
-    const finalHeapTotalMB = mb(await serverMetric(target, 'nodejs_heap_size_total_bytes'));
-    const finalExternalMB = mb(await serverMetric(target, 'nodejs_external_memory_bytes'));
+    const [heapUsed, heapTotal, external] = await serverMetrics(target, ['nodejs_heap_size_used_bytes', 'nodejs_heap_size_total_bytes', 'nodejs_external_memory_bytes']);
+    const finalHeapUsedMB = mb(heapUsed);
+    const finalHeapTotalMB = mb(heapTotal);
+    const finalExternalMB = mb(external);
 
     // The stalled clients read again: a cut stream ends (cleanly or not), a live one stays open.
     for (const s of stalled) s.res?.resume();

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { credentialsFrom, startServer, type TestServer } from '../test/helpers/server.js';
 import type { BenchConfig } from './config.js';
 import { Filler } from './fixtures.js';
-import { makeAgent, oneRequest, serverMetric, type Target } from './http-client.js';
+import { makeAgent, oneRequest, serverMetrics, type Target } from './http-client.js';
 import { round } from './loop.js';
 import { listNamespace, listSection, type ListResult } from './list.js';
 import type { MemoryBaselineOutput, MemoryMode } from './memory-baseline.js';
@@ -88,8 +88,7 @@ class MemoryProbe {
   async read(name: string, server: TestServer, target: Target, loaded: boolean): Promise<void> {
     await sleep(1000);
     const bytes = rss(server.proc.pid!);
-    const heap = await serverMetric(target, 'nodejs_heap_size_used_bytes');
-    const external = await serverMetric(target, 'nodejs_external_memory_bytes');
+    const [heap, external] = await serverMetrics(target, ['nodejs_heap_size_used_bytes', 'nodejs_external_memory_bytes']);
     const heapTotal = heap !== undefined && external !== undefined ? heap + external : undefined;
     if (!loaded) {
       this.base = bytes;
@@ -151,7 +150,7 @@ export async function storeSection(cfg: BenchConfig, dataDir: string, withList: 
   startup.push(first.startup);
   try {
     // Load prom-client (it loads on the first scrape) before the first reading, so every reading includes it.
-    await serverMetric(first.target, 'nodejs_heap_size_used_bytes');
+    await serverMetrics(first.target, ['nodejs_heap_size_used_bytes']);
     await probe.read('ready, empty store', first.server, first.target, false);
     const t = performance.now();
     await new Filler(first.target).ensure(namespace, objects);
@@ -179,7 +178,7 @@ export async function storeSection(cfg: BenchConfig, dataDir: string, withList: 
     const again = await start(cfg, dataDir, `Capstan: restart on ${stored}, their creates still in history`);
     startup.push(again.startup);
     try {
-      await serverMetric(again.target, 'nodejs_heap_size_used_bytes');
+      await serverMetrics(again.target, ['nodejs_heap_size_used_bytes']);
       readsAfterRestart.push({ name: 'first get of one ConfigMap', ms: await timed(again.target, `/api/v1/namespaces/${namespace}/configmaps/cm-1`) });
       readsAfterRestart.push({ name: `first list of ${objects.toLocaleString('en-US')} (encodes every item)`, ms: await timed(again.target, `/api/v1/namespaces/${namespace}/configmaps`) });
       readsAfterRestart.push({ name: 'second list (cached encodings)', ms: await timed(again.target, `/api/v1/namespaces/${namespace}/configmaps`) });

@@ -109,11 +109,10 @@ export function sharedEventFrame(cached: CachedObject, variant: string, parts: (
 
 /** A live JSON watch event's frame, shared by every watcher (sharedEventFrame). */
 export function jsonWatchEventFrame(type: string, cached: CachedObject, served: ServedType): string | Buffer {
-  return sharedEventFrame(cached, `json-event:${type}:${served.apiVersion}`, () => [
-    jsonEventPrefix(type),
-    ...(cached.encodedIfMade(`json-object:${served.apiVersion}`) ? [jsonObjectBytes(cached, served)] : jsonObjectParts(cached, served)),
-    JSON_EVENT_SUFFIX,
-  ]);
+  return sharedEventFrame(cached, `json-event:${type}:${served.apiVersion}`, () => {
+    const object = cached.encodedIfMade(`json-object:${served.apiVersion}`);
+    return [jsonEventPrefix(type), ...(object ? [object] : jsonObjectParts(cached, served)), JSON_EVENT_SUFFIX];
+  });
 }
 
 /** A protobuf watch frame as parts: its header (kept with the object version) and the shared envelope. */
